@@ -1,0 +1,45 @@
+import { realpathSync } from 'node:fs';
+
+function cliPath(): string {
+  const script = process.argv[1] ?? 'graphmind';
+  try {
+    return realpathSync(script);
+  } catch {
+    return script;
+  }
+}
+
+/**
+ * What `graphmind mcp-proxy` prints when it is given no server command: a
+ * recipe that works as pasted, with this installation's own path in it.
+ */
+export function proxyRecipe(): string {
+  const cli = cliPath();
+  const config = {
+    mcpServers: {
+      'my-server-debug': {
+        command: 'node',
+        args: [cli, 'mcp-proxy', '--', 'node', '/abs/path/to/your/server.js'],
+      },
+    },
+  };
+  return [
+    'graphmind mcp-proxy: no server command given. Put your MCP server\'s command after "--":',
+    '',
+    '  graphmind mcp-proxy -- node /abs/path/to/your/server.js',
+    '  graphmind mcp-proxy -- python3 -m your_server',
+    '',
+    'Claude Code:',
+    '',
+    `  claude mcp add my-server-debug -- node ${cli} mcp-proxy -- node /abs/path/to/your/server.js`,
+    '',
+    'Any MCP client config file (absolute paths: the host does not start it in your project directory):',
+    '',
+    ...JSON.stringify(config, null, 2).split('\n').map((line) => `  ${line}`),
+    '',
+    'With graphmind on your PATH (npm link in a checkout), "command": "graphmind" and drop the first path.',
+    'Then run `graphmind` in another terminal to watch and steer the session at http://127.0.0.1:4747.',
+    'Check the wiring without a host: graphmind mcp-proxy --trace -- <command> prints one line per frame on stderr.',
+    '',
+  ].join('\n');
+}

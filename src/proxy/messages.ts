@@ -1,0 +1,119 @@
+/**
+ * Every line the proxy prints on stderr, in one place. These texts are an
+ * interface: hosts show them to users, and scripts match them.
+ *
+ * @module
+ */
+
+const PREFIX = 'graphmind mcp-proxy: ';
+
+/** How many stderr lines the early-exit message shows. */
+export const EXIT_TAIL_LINES = 40;
+
+/** NTSTATUS codes a crashing Windows process exits with, by name. */
+const WINDOWS_EXIT_CODES: Record<number, string> = {
+  3221225477: 'STATUS_ACCESS_VIOLATION',
+  3221225495: 'STATUS_NO_MEMORY',
+  3221225501: 'STATUS_ILLEGAL_INSTRUCTION',
+  3221225620: 'STATUS_INTEGER_DIVIDE_BY_ZERO',
+  3221225725: 'STATUS_STACK_OVERFLOW',
+  3221225781: 'STATUS_DLL_NOT_FOUND',
+  3221225785: 'STATUS_ENTRYPOINT_NOT_FOUND',
+  3221225786: 'STATUS_CONTROL_C_EXIT',
+  3221225794: 'STATUS_DLL_INIT_FAILED',
+  3221226356: 'STATUS_HEAP_CORRUPTION',
+  3221226505: 'STATUS_STACK_BUFFER_OVERRUN',
+  3221226525: 'STATUS_INVALID_CRUNTIME_PARAMETER',
+};
+
+/** The name of a Windows crash exit code, if it is one we know. */
+export function windowsExitCodeName(code: number): string | undefined {
+  return WINDOWS_EXIT_CODES[code];
+}
+
+/** Quote a line of server output for a one-line message: JSON string syntax, at most 200 bytes of text. */
+export function quoteLine(raw: Buffer, maxBytes = 200): string {
+  let end = raw.length;
+  while (end > 0 && (raw[end - 1] === 0x0a || raw[end - 1] === 0x0d)) end--;
+  let text = raw.subarray(0, Math.min(end, maxBytes)).toString('utf8');
+  if (end > maxBytes) text = `${text.replace(/\uFFFD$/, '')}…`;
+  return JSON.stringify(text);
+}
+
+/** The first non-JSON-RPC line the server wrote to stdout. */
+export function stdoutNoiseFirst(quoted: string): string {
+  return (
+    `${PREFIX}the MCP server wrote a line to stdout that is not JSON-RPC: ${quoted}` +
+    ' — stdout is the MCP wire; log to stderr instead (console.error, or your logger pointed at stderr).' +
+    ' Relayed verbatim; the client may reject it. Further lines are counted, not printed.'
+  );
+}
+
+/** The end-of-session count of non-JSON-RPC stdout lines. */
+export function stdoutNoiseSummary(count: number): string {
+  return (
+    `${PREFIX}${count} line(s) the server wrote to stdout were not JSON-RPC and were relayed verbatim` +
+    ' — stdout is the MCP wire; log to stderr (see "stdout noise" on the graph)'
+  );
+}
+
+/** The error a failed spawn reports, as Node describes it. */
+export interface SpawnFailure {
+  code?: string;
+  message: string;
+}
+
+/** The one line for a command that could not be started. */
+export function spawnFailed(command: string, error: SpawnFailure): string {
+  const head = `${PREFIX}cannot run ${JSON.stringify(command)}: ${error.message}`;
+  switch (error.code) {
+    case 'ENOENT':
+      return /[\\/]/.test(command)
+        ? `${head} — there is no such file; check the "command" in your MCP client config, and use an absolute path`
+        : `${head} — the command was not found on PATH; check the "command" in your MCP client config`;
+    case 'EACCES':
+      return `${head} — the file is not executable; make it executable (chmod +x ${command}) or put its interpreter in "command" (such as "node" or "python3") and the file in "args"`;
+    case 'EINVAL':
+      return (
+        `${head} — Windows cannot start a .cmd or .bat file (such as npx) directly;` +
+        ` use "command": "cmd" with ["/c", ${JSON.stringify(command)}, …], or point at the .exe or the script itself`
+      );
+    default:
+      return head;
+  }
+}
+
+/** How the server's process ended, in words. */
+export function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
+  if (signal !== null) return `was killed by ${signal}`;
+  const name = code === null ? undefined : windowsExitCodeName(code);
+  return name === undefined ? `exited with code ${code ?? 'unknown'}` : `exited with code ${code} (${name})`;
+}
+
+/** The server ended before it answered a single request. */
+export function exitedEarly(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  stderrTail: readonly string[] | 'inherited',
+): string {
+  const head = `${PREFIX}the MCP server ${describeExit(code, signal)} before answering anything`;
+  if (stderrTail === 'inherited') {
+    return `${head} — its stderr was passed straight through (--inherit-stderr), so look for its last output above`;
+  }
+  if (stderrTail.length === 0) return `${head} — it wrote nothing to stderr`;
+  const lines = stderrTail.slice(-EXIT_TAIL_LINES).map((line) => `    ${line}`);
+  return `${head} — its last stderr output was:\n${lines.join('\n')}`;
+}
+
+/** A line grew past --max-frame-bytes. */
+export function degraded(from: 'client' | 'server', limit: number): string {
+  return (
+    `${PREFIX}a line from the ${from} is larger than --max-frame-bytes (${limit} bytes);` +
+    ' the rest of that stream is relayed as raw bytes, without inspection'
+  );
+}
+
+/** An argument problem, before anything was started. */
+export function usageError(text: string): string {
+  return `${PREFIX}${text}`;
+}

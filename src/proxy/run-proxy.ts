@@ -1,0 +1,228 @@
+import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
+import type { Readable, Writable } from 'node:stream';
+import { createRelay, type Relay } from '../streams/create-relay.js';
+import type { Frame } from '../streams/frame.js';
+import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
+import * as messages from './messages.js';
+import { createStderrSink, type TextSink } from './stderr-sink.js';
+import { StderrTail } from './stderr-tail.js';
+import { traceLine } from './trace.js';
+
+/** The shape of `child_process.spawn` the proxy needs; injectable for tests. */
+export type SpawnFunction = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+
+/** Options for {@link runProxy}. */
+export interface ProxyOptions {
+  /** The server's executable, run without a shell. */
+  command: string;
+  /** Its arguments, passed unchanged. @default [] */
+  args?: readonly string[];
+  /** One stderr line per relayed frame. @default false */
+  trace?: boolean;
+  /** Give the server our stderr instead of a pipe. @default false */
+  inheritStderr?: boolean;
+  /** Frame-assembly ceiling per direction. @default 67108864 (64 MiB) */
+  maxFrameBytes?: number;
+  /** Where the debugger listens (used by the reporter). @default 4747 */
+  port?: number;
+  /** Hold the first frame until a debugger attaches. @default false */
+  waitForAttach?: boolean;
+  /** The host side's input. @default process.stdin */
+  stdin?: Readable;
+  /** The host side's output: the wire. @default process.stdout */
+  stdout?: NodeJS.WritableStream & Writable;
+  /** Where diagnostics and the server's stderr go. @default a non-blocking sink on fd 2 */
+  stderr?: TextSink;
+  /** The environment the server starts from (`GRAPHMIND_TOKEN` is removed). @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Start the child. @default child_process.spawn */
+  spawn?: SpawnFunction;
+  /** Forward SIGINT, SIGTERM and SIGHUP to the server. @default true */
+  handleSignals?: boolean;
+  /**
+   * After the host closes our stdin, how long the server may keep running
+   * before it is sent SIGTERM (and SIGKILL {@link ProxyOptions.killGraceMs}
+   * later).
+   * @default 5000
+   */
+  stdinCloseGraceMs?: number;
+  /** Between SIGTERM and SIGKILL. @default 3000 */
+  killGraceMs?: number;
+}
+
+/** How a proxy session ended. */
+export interface ProxyResult {
+  /** What the proxy process should exit with: the server's code, 128+n for a signal, 127 when it could not start. */
+  exitCode: number;
+  /** `spawn-failed`, or `exited` once the server ran. */
+  outcome: 'spawn-failed' | 'exited';
+  /** The server answered at least one request. */
+  answered: boolean;
+  /** Non-JSON-RPC lines the server wrote to stdout. */
+  stdoutNoise: number;
+}
+
+/** Exit code for a command that could not be started, as shells use. */
+export const EXIT_CANNOT_RUN = 127;
+
+const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** After the child exits, how long to wait for its stdout to close (a grandchild may hold it open). */
+const STDOUT_SETTLE_MS = 2000;
+
+function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + (osConstants.signals[signal] ?? 0);
+}
+
+function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  // The debugger's token can rewrite tool results; the server under debug never gets it.
+  delete copy.GRAPHMIND_TOKEN;
+  return copy;
+}
+
+function startChild(spawn: SpawnFunction, options: ProxyOptions): Promise<ChildProcess | Error> {
+  let child: ChildProcess;
+  try {
+    child = spawn(options.command, options.args ?? [], {
+      stdio: ['pipe', 'pipe', options.inheritStderr ? 'inherit' : 'pipe'],
+      env: childEnv(options.env ?? process.env),
+      windowsHide: true,
+    });
+  } catch (error) {
+    return Promise.resolve(error as Error);
+  }
+  return new Promise((resolve) => {
+    const onSpawn = (): void => {
+      child.off('error', onError);
+      resolve(child);
+    };
+    const onError = (error: Error): void => {
+      child.off('spawn', onSpawn);
+      resolve(error);
+    };
+    child.once('spawn', onSpawn);
+    child.once('error', onError);
+  });
+}
+
+/**
+ * Run one proxy session: start the server, relay both directions byte for
+ * byte until the server exits, and report what went wrong in plain lines on
+ * stderr. Resolves with the exit code the proxy should use; never writes
+ * anything but relayed frames to `stdout`.
+ */
+export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
+  const sink = options.stderr ?? createStderrSink();
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const started = await startChild(options.spawn ?? nodeSpawn, options);
+  if (started instanceof Error) {
+    const failure = started as Error & { code?: string };
+    sink.write(`${messages.spawnFailed(options.command, { code: failure.code, message: failure.message })}\n`);
+    await sink.flush(1000);
+    return { exitCode: EXIT_CANNOT_RUN, outcome: 'spawn-failed', answered: false, stdoutNoise: 0 };
+  }
+  const child = started;
+  // After a successful spawn the child's own errors (a failed kill, say) are not ours to crash on.
+  child.on('error', () => {});
+
+  const tail = new StderrTail();
+  if (child.stderr) {
+    child.stderr.on('data', (chunk: Buffer) => {
+      sink.write(chunk);
+      tail.push(chunk);
+    });
+    child.stderr.on('error', () => {});
+  }
+
+  let answered = false;
+  let noise = 0;
+  const onFrame = (frame: Frame): void => {
+    if (options.trace) sink.write(traceLine(frame));
+    if (frame.direction !== 'server-to-client') return;
+    if (frame.type === 'response' || frame.type === 'error') {
+      answered = true;
+    } else if (frame.type === 'noise') {
+      if (++noise === 1) sink.write(`${messages.stdoutNoiseFirst(messages.quoteLine(frame.raw))}\n`);
+    }
+  };
+
+  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  const relay: Relay = createRelay({
+    client: { readable: stdin, writable: stdout, end: false },
+    server: { readable: child.stdout as Readable, writable: child.stdin as NodeJS.WritableStream & Writable },
+    maxFrameBytes,
+    onFrame,
+    onDegrade: (direction) => {
+      sink.write(`${messages.degraded(direction === 'client-to-server' ? 'client' : 'server', maxFrameBytes)}\n`);
+    },
+  });
+
+  let exited = false;
+  let stoppedByUs = false;
+  let hostClosed = false;
+  const timers: NodeJS.Timeout[] = [];
+  const terminate = (signal: NodeJS.Signals, graceMs: number): void => {
+    if (exited) return;
+    stoppedByUs = true;
+    child.kill(signal);
+    const timer = setTimeout(() => {
+      if (!exited) child.kill('SIGKILL');
+    }, graceMs);
+    timer.unref();
+    timers.push(timer);
+  };
+
+  relay.toServer.done.then(
+    () => {
+      hostClosed = true;
+      const timer = setTimeout(() => terminate('SIGTERM', options.killGraceMs ?? 3000), options.stdinCloseGraceMs ?? 5000);
+      timer.unref();
+      timers.push(timer);
+    },
+    () => {
+      // The server stopped reading (EPIPE on its stdin). Its stdout may
+      // still carry answers, so the session goes on until it exits.
+    },
+  );
+  relay.toClient.done.catch(() => {
+    // The host is gone (EPIPE on our stdout): nobody is left to answer.
+    hostClosed = true;
+    terminate('SIGTERM', options.killGraceMs ?? 3000);
+  });
+
+  const signalHandlers = new Map<NodeJS.Signals, () => void>();
+  if (options.handleSignals ?? true) {
+    for (const signal of FORWARDED_SIGNALS) {
+      const handler = (): void => terminate(signal, options.killGraceMs ?? 3000);
+      signalHandlers.set(signal, handler);
+      process.on(signal, handler);
+    }
+  }
+
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+    child.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
+  });
+  exited = true;
+  for (const timer of timers) clearTimeout(timer);
+
+  // Everything the server wrote before it died still goes to the host.
+  await Promise.race([
+    relay.toClient.done.catch(() => {}),
+    new Promise((resolve) => setTimeout(resolve, STDOUT_SETTLE_MS).unref()),
+  ]);
+  for (const [sig, handler] of signalHandlers) process.off(sig, handler);
+
+  const pending = relay.correlator.outstanding('client-to-server').length;
+  const crashed = code !== 0 || signal !== null;
+  if (!answered && !stoppedByUs && (pending > 0 || (crashed && !hostClosed))) {
+    const stderrTail = options.inheritStderr ? 'inherited' : tail.lines();
+    sink.write(`${messages.exitedEarly(code, signal, stderrTail)}\n`);
+  }
+  if (noise > 0) sink.write(`${messages.stdoutNoiseSummary(noise)}\n`);
+  relay.toServer.framer.destroy();
+  await sink.flush(1000);
+  const exitCode = signal !== null ? signalExitCode(signal) : (code ?? 1);
+  return { exitCode, outcome: 'exited', answered, stdoutNoise: noise };
+}

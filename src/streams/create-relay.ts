@@ -1,0 +1,139 @@
+import { pipeline } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
+import { Classifier } from './classifier.js';
+import { Correlator } from './correlator.js';
+import type { Direction, Frame } from './frame.js';
+import { FrameWriter } from './frame-writer.js';
+import { GateTransform, type FrameGate } from './gate-transform.js';
+import { Lifter } from './lifter.js';
+import { DEFAULT_MAX_FRAME_BYTES, LineFramer } from './line-framer.js';
+
+/** One side of a relay: where its bytes come from and where ours go. */
+export interface RelayEndpoint {
+  /** What this peer writes: the relay reads it. */
+  readable: Readable;
+  /** What this peer reads: the relay writes to it. */
+  writable: NodeJS.WritableStream & Writable;
+  /**
+   * End `writable` when the other side's stream ends. Leave it on for a
+   * child's stdin; turn it off for `process.stdout`.
+   * @default true
+   */
+  end?: boolean;
+}
+
+/** Options for {@link createRelay}. */
+export interface RelayOptions {
+  /** The MCP client (host) side: for the CLI, the proxy's own stdin/stdout. */
+  client: RelayEndpoint;
+  /** The MCP server side: for the CLI, the child's stdin/stdout. */
+  server: RelayEndpoint;
+  /**
+   * Frame-assembly ceiling per direction; a longer line degrades that
+   * direction to a raw byte pipe.
+   * @default 67108864 (64 MiB)
+   */
+  maxFrameBytes?: number;
+  /**
+   * Observer called with every classified frame of both directions.
+   * Exceptions are swallowed.
+   * @default undefined
+   */
+  onFrame?: (frame: Frame) => void;
+  /**
+   * Called once per direction that falls back to raw bytes.
+   * @default undefined
+   */
+  onDegrade?: (direction: Direction, bytes: number) => void;
+  /**
+   * The gate consulted for every frame of both directions.
+   * @default undefined (everything passes)
+   */
+  gate?: FrameGate;
+}
+
+/** The stages of one direction, in pipeline order. */
+export interface RelayDirection {
+  readonly direction: Direction;
+  readonly framer: LineFramer;
+  readonly classifier: Classifier;
+  readonly gate: GateTransform;
+  readonly lifter: Lifter;
+  readonly writer: FrameWriter;
+  /** Settles when this direction has ended (rejects if it failed). */
+  readonly done: Promise<void>;
+}
+
+/** A running relay. */
+export interface Relay {
+  /** Client → server: the host's requests on their way to the server. */
+  readonly toServer: RelayDirection;
+  /** Server → client: answers, notifications and server requests. */
+  readonly toClient: RelayDirection;
+  /** The session's request/response table, shared by both directions. */
+  readonly correlator: Correlator;
+  /** Tear both directions down. */
+  destroy(error?: Error): void;
+}
+
+function buildDirection(
+  direction: Direction,
+  source: Readable,
+  sink: RelayEndpoint,
+  correlator: Correlator,
+  options: RelayOptions,
+): RelayDirection {
+  const framer = new LineFramer({ direction, maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES });
+  const classifier = new Classifier({ direction, correlator, onFrame: options.onFrame });
+  const gate = new GateTransform({ gate: options.gate });
+  const lifter = new Lifter();
+  const writer = new FrameWriter({ destination: sink.writable, end: sink.end ?? true });
+  if (options.onDegrade !== undefined) {
+    const onDegrade = options.onDegrade;
+    framer.once('degraded', (info: { bytes: number }) => onDegrade(direction, info.bytes));
+  }
+  const done = new Promise<void>((resolve, reject) => {
+    pipeline(source, framer, classifier, gate, lifter, writer, (error) => (error ? reject(error) : resolve()));
+  });
+  // A failed direction is reported through `done`; never as an unhandled rejection.
+  done.catch(() => {});
+  return { direction, framer, classifier, gate, lifter, writer, done };
+}
+
+/**
+ * Wire a byte-exact, observable relay between an MCP client and an MCP
+ * server: line framer → classifier → gate → lifter → writer, once per
+ * direction, sharing one correlator.
+ *
+ * The endpoints can be anything stream-shaped: a child's stdio, sockets,
+ * or in-memory `PassThrough`s.
+ *
+ * @example
+ * ```ts
+ * import { spawn } from 'node:child_process';
+ * import { createRelay } from 'graphmind-ai';
+ *
+ * const child = spawn('node', ['server.js'], { stdio: ['pipe', 'pipe', 'inherit'] });
+ * createRelay({
+ *   client: { readable: process.stdin, writable: process.stdout, end: false },
+ *   server: { readable: child.stdout, writable: child.stdin },
+ *   onFrame: (frame) => console.error(frame.direction, frame.type, frame.method ?? ''),
+ * });
+ * ```
+ */
+export function createRelay(options: RelayOptions): Relay {
+  const correlator = new Correlator();
+  const toServer = buildDirection('client-to-server', options.client.readable, options.server, correlator, options);
+  const toClient = buildDirection('server-to-client', options.server.readable, options.client, correlator, options);
+  return {
+    toServer,
+    toClient,
+    correlator,
+    destroy(error?: Error) {
+      for (const dir of [toServer, toClient]) {
+        dir.framer.destroy(error);
+        dir.writer.destroy(error);
+      }
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import { Writable } from 'node:stream';
+import type { Frame } from './frame.js';
+
+/** Options for {@link FrameWriter}. */
+export interface FrameWriterOptions {
+  /** Where the bytes go: a child's stdin, `process.stdout`, a socket… */
+  destination: NodeJS.WritableStream & Writable;
+  /**
+   * End the destination when this writer ends. Set `false` for a
+   * destination you do not own, such as `process.stdout`.
+   * @default true
+   */
+  end?: boolean;
+  /**
+   * Frames queued before backpressure applies.
+   * @default 16
+   */
+  highWaterMark?: number;
+}
+
+/**
+ * The sink of one direction: writes each frame's bytes whole and in order.
+ *
+ * Frames that arrive in the same tick (all the lines of one input chunk,
+ * typically) are corked together and reach the destination in a single
+ * vectored write, so the relay makes no more system calls than a plain
+ * byte pipe does. A full destination holds the writer's callback until
+ * `'drain'`, which propagates backpressure up the pipeline to the source.
+ */
+export class FrameWriter extends Writable {
+  readonly destination: NodeJS.WritableStream & Writable;
+  readonly #end: boolean;
+  #corked = false;
+
+  constructor(options: FrameWriterOptions) {
+    super({ objectMode: true, highWaterMark: options.highWaterMark ?? 16 });
+    this.destination = options.destination;
+    this.#end = options.end ?? true;
+    this.destination.on('error', (error: Error) => this.destroy(error));
+  }
+
+  /**
+   * Write bytes that did not come through the pipeline (a synthesised
+   * answer, a re-sent request) straight to the destination, after
+   * everything already written.
+   */
+  writeBytes(raw: Buffer): void {
+    if (this.destination.writableEnded || this.destination.destroyed) return;
+    this.#cork();
+    this.destination.write(raw);
+  }
+
+  override _write(frame: Frame, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    const dest = this.destination;
+    if (dest.destroyed || dest.writableEnded) {
+      callback();
+      return;
+    }
+    this.#cork();
+    if (dest.write(frame.raw)) {
+      callback();
+      return;
+    }
+    const done = (): void => {
+      dest.off('drain', done);
+      dest.off('close', done);
+      callback();
+    };
+    dest.on('drain', done);
+    dest.on('close', done);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    if (this.#end && !this.destination.writableEnded) this.destination.end();
+    callback();
+  }
+
+  #cork(): void {
+    if (this.#corked) return;
+    this.#corked = true;
+    this.destination.cork();
+    process.nextTick(() => {
+      this.#corked = false;
+      this.destination.uncork();
+    });
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The unit that flows through a relay: one line of the wire, with its exact
+ * bytes, and what the classifier learned about it.
+ *
+ * @module
+ */
+
+/** Which way a frame travels. */
+export type Direction = 'client-to-server' | 'server-to-client';
+
+/** What a frame turned out to be, once classified. */
+export type FrameType =
+  | 'request'
+  | 'notification'
+  | 'response'
+  | 'error'
+  | 'batch'
+  | 'noise'
+  | 'raw';
+
+/** A JSON-RPC id, as it appeared on the wire. */
+export type JsonRpcId = string | number | null;
+
+/** The JSON-RPC message of a frame, parsed from a copy of its bytes. */
+export interface JsonRpcMessage {
+  jsonrpc: string;
+  id?: JsonRpcId;
+  method?: string;
+  params?: unknown;
+  result?: unknown;
+  error?: { code?: number; message?: string; data?: unknown };
+  [key: string]: unknown;
+}
+
+/** The graph node a frame belongs to, by the spec's naming tables. */
+export interface NodeRef {
+  /** Stable per logical node, e.g. `tool:echo` or `mcp:initialize`. */
+  nodeId: string;
+  kind: 'server' | 'tool' | 'resource' | 'prompt' | 'llm' | 'custom';
+  /** The parent's nodeId: `mcp:session` or `mcp:protocol`. */
+  parent: string;
+  /** Human label shown in the viewer. */
+  label: string;
+}
+
+/**
+ * One frame of the wire.
+ *
+ * `raw` is exactly what arrived, terminator included; it is what a writer
+ * writes unless a gate deliberately replaced the frame.
+ */
+export interface Frame {
+  /** The exact bytes: one line with its `\n` (and any `\r`), or a raw chunk. */
+  raw: Buffer;
+  direction: Direction;
+  /** Per-direction sequence number, from 1. */
+  seq: number;
+  /**
+   * `false` for the last bytes of a stream that ended without a newline, and
+   * for raw chunks relayed after the stream degraded.
+   */
+  terminated: boolean;
+  /** Set by the {@link Classifier}; absent on raw (degraded) chunks. */
+  type?: FrameType;
+  /** The parsed copy, for JSON-RPC frames. */
+  message?: JsonRpcMessage;
+  /** The request method (for a response: the method of its request). */
+  method?: string;
+  /** The JSON-RPC id, for requests and responses. */
+  id?: JsonRpcId;
+  /** For a response: the request frame it answers, when known. */
+  request?: Frame;
+  /** The graph node this frame belongs to (absent for noise and raw). */
+  node?: NodeRef;
+}

@@ -1,0 +1,21 @@
+export * from './frame.js';
+export { LineFramer, DEFAULT_MAX_FRAME_BYTES, type LineFramerOptions } from './line-framer.js';
+export { Classifier, classify, type ClassifierOptions } from './classifier.js';
+export { Correlator } from './correlator.js';
+export { GateTransform, type FrameGate, type GateTransformOptions } from './gate-transform.js';
+export { Lifter, type LifterOptions } from './lifter.js';
+export { FrameWriter, type FrameWriterOptions } from './frame-writer.js';
+export {
+  createRelay,
+  type Relay,
+  type RelayDirection,
+  type RelayEndpoint,
+  type RelayOptions,
+} from './create-relay.js';
+export {
+  nodeForMethod,
+  SESSION_NODE_ID,
+  PROTOCOL_NODE_ID,
+  STDOUT_NOISE_NODE_ID,
+  STDOUT_NOISE_NODE,
+} from './node-naming.js';
