@@ -1,0 +1,77 @@
+import { PassThrough, Writable } from 'node:stream';
+import t from 'tap';
+import type { Frame } from '../src/streams/frame.js';
+import { FrameWriter } from '../src/streams/frame-writer.js';
+import { GateTransform, type FrameGate } from '../src/streams/gate-transform.js';
+
+let seq = 0;
+const frame = (text: string): Frame => ({ raw: Buffer.from(`${text}\n`), direction: 'client-to-server', seq: ++seq, terminated: true });
+
+t.test('a held frame stops everything behind it, in order', async (t) => {
+  let release: (frames: readonly Frame[]) => void = () => {};
+  const gate: FrameGate = {
+    check: (f) => (f.raw.toString() === 'hold\n' ? new Promise((resolve) => (release = resolve)) : undefined),
+  };
+  const stage = new GateTransform({ gate });
+  const out: string[] = [];
+  stage.on('data', (f: Frame) => out.push(f.raw.toString().trim()));
+  for (const text of ['a', 'hold', 'b', 'c']) stage.write(frame(text));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(out, ['a'], 'nothing passes the held frame');
+  release([frame('replaced')]);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(out, ['a', 'replaced', 'b', 'c'], 'the decision takes its place, then the rest follows');
+});
+
+t.test('a gate that throws or rejects lets the frame through', async (t) => {
+  const throwing = new GateTransform({ gate: { check: () => { throw new Error('boom'); } } });
+  const rejecting = new GateTransform({ gate: { check: () => Promise.reject(new Error('boom')) } });
+  for (const stage of [throwing, rejecting]) {
+    const out: string[] = [];
+    stage.on('data', (f: Frame) => out.push(f.raw.toString()));
+    stage.write(frame('x'));
+    await new Promise((resolve) => setImmediate(resolve));
+    t.same(out, ['x\n']);
+  }
+});
+
+t.test('frames of one tick reach the destination in one vectored write', async (t) => {
+  const writes: number[] = [];
+  const dest = new Writable({
+    write(chunk: Buffer, _e, cb) { writes.push(1); cb(); },
+    writev(chunks, cb) { writes.push(chunks.length); cb(); },
+  });
+  const writer = new FrameWriter({ destination: dest });
+  for (let i = 0; i < 50; i++) writer.write(frame(`f${i}`));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(writes, [50], 'one writev carrying all 50 frames');
+});
+
+t.test('a full destination pushes back on the writer', async (t) => {
+  const dest = new PassThrough({ highWaterMark: 64 });
+  const writer = new FrameWriter({ destination: dest, highWaterMark: 2 });
+  let accepted = 0;
+  for (let i = 0; i < 100; i++) if (writer.write(frame('x'.repeat(40)))) accepted++;
+  await new Promise((resolve) => setImmediate(resolve));
+  t.ok(writer.writableLength > 50, `frames wait in the writer (${writer.writableLength}) instead of piling up in the destination`);
+  t.ok(dest.writableLength < 1024, `destination holds ${dest.writableLength} bytes`);
+  const got: Buffer[] = [];
+  dest.on('data', (c: Buffer) => got.push(c));
+  writer.end();
+  await new Promise((resolve) => dest.on('end', resolve));
+  t.equal(Buffer.concat(got).length, 100 * 41, 'all bytes arrive once read');
+  t.ok(accepted < 100, 'write() reported backpressure');
+});
+
+t.test('end: false leaves the destination open', async (t) => {
+  const dest = new PassThrough();
+  const writer = new FrameWriter({ destination: dest, end: false });
+  writer.end(frame('a'));
+  await new Promise((resolve) => writer.on('finish', resolve));
+  t.equal(dest.writableEnded, false);
+  const owned = new PassThrough();
+  const writer2 = new FrameWriter({ destination: owned });
+  writer2.end(frame('a'));
+  await new Promise((resolve) => writer2.on('finish', resolve));
+  t.equal(owned.writableEnded, true);
+});
