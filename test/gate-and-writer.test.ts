@@ -1,6 +1,6 @@
 import { PassThrough, Writable } from 'node:stream';
 import t from 'tap';
-import type { Frame } from '../src/streams/frame.js';
+import type { Frame, FrameBatch } from '../src/streams/frame.js';
 import { FrameWriter } from '../src/streams/frame-writer.js';
 import { GateTransform, type FrameGate } from '../src/streams/gate-transform.js';
 
@@ -14,8 +14,9 @@ t.test('a held frame stops everything behind it, in order', async (t) => {
   };
   const stage = new GateTransform({ gate });
   const out: string[] = [];
-  stage.on('data', (f: Frame) => out.push(f.raw.toString().trim()));
-  for (const text of ['a', 'hold', 'b', 'c']) stage.write(frame(text));
+  stage.on('data', (batch: FrameBatch) => out.push(...batch.map((f) => f.raw.toString().trim())));
+  stage.write([frame('a'), frame('hold'), frame('b')]);
+  stage.write([frame('c')]);
   await new Promise((resolve) => setImmediate(resolve));
   t.same(out, ['a'], 'nothing passes the held frame');
   release([frame('replaced')]);
@@ -28,8 +29,8 @@ t.test('a gate that throws or rejects lets the frame through', async (t) => {
   const rejecting = new GateTransform({ gate: { check: () => Promise.reject(new Error('boom')) } });
   for (const stage of [throwing, rejecting]) {
     const out: string[] = [];
-    stage.on('data', (f: Frame) => out.push(f.raw.toString()));
-    stage.write(frame('x'));
+    stage.on('data', (batch: FrameBatch) => out.push(...batch.map((f) => f.raw.toString())));
+    stage.write([frame('x')]);
     await new Promise((resolve) => setImmediate(resolve));
     t.same(out, ['x\n']);
   }
@@ -42,7 +43,7 @@ t.test('frames of one tick reach the destination in one vectored write', async (
     writev(chunks, cb) { writes.push(chunks.length); cb(); },
   });
   const writer = new FrameWriter({ destination: dest });
-  for (let i = 0; i < 50; i++) writer.write(frame(`f${i}`));
+  for (let i = 0; i < 50; i++) writer.write([frame(`f${i}`)]);
   await new Promise((resolve) => setImmediate(resolve));
   t.same(writes, [50], 'one writev carrying all 50 frames');
 });
@@ -51,7 +52,7 @@ t.test('a full destination pushes back on the writer', async (t) => {
   const dest = new PassThrough({ highWaterMark: 64 });
   const writer = new FrameWriter({ destination: dest, highWaterMark: 2 });
   let accepted = 0;
-  for (let i = 0; i < 100; i++) if (writer.write(frame('x'.repeat(40)))) accepted++;
+  for (let i = 0; i < 100; i++) if (writer.write([frame('x'.repeat(40))])) accepted++;
   await new Promise((resolve) => setImmediate(resolve));
   t.ok(writer.writableLength > 50, `frames wait in the writer (${writer.writableLength}) instead of piling up in the destination`);
   t.ok(dest.writableLength < 1024, `destination holds ${dest.writableLength} bytes`);
@@ -63,15 +64,31 @@ t.test('a full destination pushes back on the writer', async (t) => {
   t.ok(accepted < 100, 'write() reported backpressure');
 });
 
+t.test('neighbouring lines of one chunk are written as one view of it', async (t) => {
+  const chunk = Buffer.from('a\nb\nc\n');
+  const writes: Buffer[] = [];
+  const dest = new Writable({
+    write(c: Buffer, _e, cb) { writes.push(c); cb(); },
+    writev(cs, cb) { for (const c of cs) writes.push(c.chunk as Buffer); cb(); },
+  });
+  const writer = new FrameWriter({ destination: dest });
+  const at = (start: number, end: number): Frame => ({ raw: chunk.subarray(start, end), direction: 'server-to-client', seq: ++seq, terminated: true });
+  writer.write([at(0, 2), at(2, 4), at(4, 6)]);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(writes.length, 1);
+  t.equal(writes[0]?.toString(), 'a\nb\nc\n');
+  t.equal(writes[0]?.buffer, chunk.buffer, 'no copy');
+});
+
 t.test('end: false leaves the destination open', async (t) => {
   const dest = new PassThrough();
   const writer = new FrameWriter({ destination: dest, end: false });
-  writer.end(frame('a'));
+  writer.end([frame('a')]);
   await new Promise((resolve) => writer.on('finish', resolve));
   t.equal(dest.writableEnded, false);
   const owned = new PassThrough();
   const writer2 = new FrameWriter({ destination: owned });
-  writer2.end(frame('a'));
+  writer2.end([frame('a')]);
   await new Promise((resolve) => writer2.on('finish', resolve));
   t.equal(owned.writableEnded, true);
 });

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import t from 'tap';
-import type { Frame } from '../src/streams/frame.js';
+import type { Frame, FrameBatch } from '../src/streams/frame.js';
 import { LineFramer } from '../src/streams/line-framer.js';
 
 async function frame(chunks: Array<string | Buffer>, maxFrameBytes?: number): Promise<{ frames: Frame[]; degraded: number[] }> {
@@ -8,7 +8,7 @@ async function frame(chunks: Array<string | Buffer>, maxFrameBytes?: number): Pr
   const degraded: number[] = [];
   framer.on('degraded', (info: { bytes: number }) => degraded.push(info.bytes));
   const frames: Frame[] = [];
-  framer.on('data', (f: Frame) => frames.push(f));
+  framer.on('data', (batch: FrameBatch) => frames.push(...batch));
   const done = new Promise((resolve, reject) => framer.on('end', resolve).on('error', reject));
   for (const chunk of chunks) framer.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   framer.end();
@@ -94,7 +94,7 @@ t.test('backpressure: the framer stops pulling when nobody reads', async (t) => 
   t.ok(pulled < 64 * 1024, `pulled only ${pulled} of ${lines.length} bytes with no reader`);
   t.equal(pulled, early, 'and stopped there');
   let count = 0;
-  framer.on('data', () => count++);
+  framer.on('data', (batch: FrameBatch) => (count += batch.length));
   await new Promise((resolve) => framer.on('end', resolve));
   t.equal(count, 50_000, 'everything arrives once read');
 });

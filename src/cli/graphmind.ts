@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { EXIT_USAGE, proxyFlags, runProxyCommand, type ProxyFlags } from './mcp-proxy-command.js';
+import { runServeCommand, serveFlags, type ServeFlags } from './serve-command.js';
 import { splitServerCommand } from './split-command.js';
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -33,9 +34,9 @@ async function main(): Promise<void> {
     .scriptName('graphmind')
     .version(version)
     .command('mcp-proxy', 'Relay an MCP server over stdio and report it to the debugger (graphmind mcp-proxy -- <command>)')
-    .command(['serve', '$0'], 'Start the debugger on 127.0.0.1:4747', () => {}, () => {
-      fail('graphmind: the debugger server is not built yet; use graphmind mcp-proxy');
-    })
+    .command(['serve', '$0'], 'Start the debugger on 127.0.0.1:4747 (the default command)', serveFlags, (flags) =>
+      runServeCommand(flags as unknown as ServeFlags, version),
+    )
     .help()
     .strict()
     .fail((message, error) => fail(`graphmind: ${message ?? error?.message}`))

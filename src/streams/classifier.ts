@@ -1,6 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { Correlator } from './correlator.js';
-import type { Direction, Frame, JsonRpcMessage } from './frame.js';
+import { keysAt, scanEnvelope, valueAt, valueIs } from './envelope.js';
+import type { Direction, Frame, FrameBatch, JsonRpcId } from './frame.js';
 import { STDOUT_NOISE_NODE, nodeForMethod } from './node-naming.js';
 
 /** Options for {@link Classifier}. */
@@ -10,8 +11,7 @@ export interface ClassifierOptions {
   /**
    * The session's correlator. Share one between the two directions of a
    * session so that a response finds its request.
-   * @default a new Correlator (responses then find requests only if this
-   * classifier saw them, which is never for a single direction)
+   * @default a new Correlator, private to this classifier
    */
   correlator?: Correlator;
   /**
@@ -21,27 +21,20 @@ export interface ClassifierOptions {
    */
   onFrame?: (frame: Frame) => void;
   /**
-   * Objects buffered on each side before backpressure applies.
+   * Batches buffered on each side before backpressure applies.
    * @default 16
    */
   highWaterMark?: number;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function isJsonRpc(value: unknown): value is JsonRpcMessage {
-  return isObject(value) && value.jsonrpc === '2.0';
-}
-
 /**
- * Frames in, the same frames out, annotated: request, notification,
- * response, error, batch or noise; method; id; and the graph node.
+ * Batches of frames in, the same batches out, each frame annotated:
+ * request, notification, response, error, batch or noise; method; id; the
+ * graph node; and, for a response, the request it answers.
  *
- * It parses a copy of each frame and never touches `frame.raw`. A line that
- * is not JSON, or is JSON but not a JSON-RPC message (a logger's one-object
- * line, say), is `noise`.
+ * It reads the envelope from the bytes and never changes them. A line that
+ * is not a JSON object, or is one but not a JSON-RPC 2.0 message (a
+ * logger's one-object line, say), is `noise`.
  */
 export class Classifier extends Transform {
   readonly direction: Direction;
@@ -56,58 +49,81 @@ export class Classifier extends Transform {
     this.#onFrame = options.onFrame;
   }
 
-  override _transform(frame: Frame, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (frame.type !== 'raw') classify(frame, this.correlator);
-    if (this.#onFrame !== undefined) {
-      try {
-        this.#onFrame(frame);
-      } catch {
-        // Observation is best-effort; the frame is delivered regardless.
+  override _transform(batch: FrameBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
+    const onFrame = this.#onFrame;
+    for (const frame of batch) {
+      if (frame.type !== 'raw') classify(frame, this.correlator);
+      if (onFrame !== undefined) {
+        try {
+          onFrame(frame);
+        } catch {
+          // Observation is best-effort; the frame is delivered regardless.
+        }
       }
     }
-    callback(null, frame);
+    callback(null, batch);
+  }
+}
+
+function isJsonRpcArray(raw: Buffer): boolean {
+  try {
+    const value: unknown = JSON.parse(raw.toString('utf8'));
+    return (
+      Array.isArray(value) &&
+      value.length > 0 &&
+      value.every((item: unknown) => item !== null && typeof item === 'object' && (item as { jsonrpc?: unknown }).jsonrpc === '2.0')
+    );
+  } catch {
+    return false;
   }
 }
 
 /**
- * Classify one frame in place (the function behind {@link Classifier}).
- * Exposed for transports that frame messages themselves.
+ * Classify one frame in place (the function behind {@link Classifier}), for
+ * transports that frame messages themselves.
  */
 export function classify(frame: Frame, correlator: Correlator): Frame {
-  let message: unknown;
-  try {
-    message = JSON.parse(frame.raw.toString('utf8'));
-  } catch {
+  const raw = frame.raw;
+  const keys = scanEnvelope(raw);
+  if (keys === undefined) {
+    let first = 0;
+    while (first < raw.length && (raw[first] === 0x20 || raw[first] === 0x09)) first++;
+    if (raw[first] === 0x5b && isJsonRpcArray(raw)) {
+      frame.type = 'batch';
+      return frame;
+    }
     return markNoise(frame);
   }
-  if (Array.isArray(message)) {
-    frame.type = message.length > 0 && message.every(isJsonRpc) ? 'batch' : 'noise';
-    if (frame.type === 'noise') return markNoise(frame);
-    return frame;
-  }
-  if (!isJsonRpc(message)) return markNoise(frame);
-  frame.message = message;
-  const { method, id } = message;
-  if (typeof method === 'string') {
+  if (!valueIs(raw, keys.get('jsonrpc'), '"2.0"')) return markNoise(frame);
+  const methodRange = keys.get('method');
+  const idRange = keys.get('id');
+  if (methodRange !== undefined) {
+    const method = valueAt(raw, methodRange);
+    if (typeof method !== 'string') return markNoise(frame);
     frame.method = method;
-    frame.node = nodeForMethod(method, frame.direction, message.params);
-    if (id === undefined) {
+    frame.node = nodeForMethod(method, frame.direction, (name: string) => valueAt(raw, keysAt(raw, keys.get('params'))?.get(name)));
+    if (idRange === undefined) {
       frame.type = 'notification';
     } else {
       frame.type = 'request';
-      frame.id = id;
+      frame.id = valueAt(raw, idRange) as JsonRpcId;
       correlator.track(frame);
     }
     return frame;
   }
-  if (id !== undefined && ('result' in message || 'error' in message)) {
-    frame.type = 'error' in message ? 'error' : 'response';
+  const hasResult = keys.has('result');
+  if (idRange !== undefined && (hasResult || keys.has('error'))) {
+    const id = valueAt(raw, idRange) as JsonRpcId;
+    frame.type = hasResult ? 'response' : 'error';
     frame.id = id;
     const request = correlator.take(frame.direction, id);
     if (request !== undefined) {
       frame.request = request;
       frame.method = request.method;
       frame.node = request.node;
+      if (hasResult && request.method === 'tools/call' && valueIs(raw, keysAt(raw, keys.get('result'))?.get('isError'), 'true')) {
+        frame.isError = true;
+      }
     }
     return frame;
   }

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import type { Frame } from './frame.js';
+import type { FrameBatch } from './frame.js';
 
 /** Options for {@link FrameWriter}. */
 export interface FrameWriterOptions {
@@ -12,7 +12,7 @@ export interface FrameWriterOptions {
    */
   end?: boolean;
   /**
-   * Frames queued before backpressure applies.
+   * Batches queued before backpressure applies.
    * @default 16
    */
   highWaterMark?: number;
@@ -21,10 +21,10 @@ export interface FrameWriterOptions {
 /**
  * The sink of one direction: writes each frame's bytes whole and in order.
  *
- * Frames that arrive in the same tick (all the lines of one input chunk,
- * typically) are corked together and reach the destination in a single
- * vectored write, so the relay makes no more system calls than a plain
- * byte pipe does. A full destination holds the writer's callback until
+ * Frames that were neighbours in one input chunk are written as one view of
+ * that chunk (no copy), and batches that arrive in the same tick are corked
+ * together into a single vectored write, so the relay makes no more system
+ * calls than a plain byte pipe does. A full destination holds the writer's callback until
  * `'drain'`, which propagates backpressure up the pipeline to the source.
  */
 export class FrameWriter extends Writable {
@@ -50,14 +50,27 @@ export class FrameWriter extends Writable {
     this.destination.write(raw);
   }
 
-  override _write(frame: Frame, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+  override _write(batch: FrameBatch, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     const dest = this.destination;
     if (dest.destroyed || dest.writableEnded) {
       callback();
       return;
     }
     this.#cork();
-    if (dest.write(frame.raw)) {
+    let ok = true;
+    let run: Buffer | undefined;
+    for (const frame of batch) {
+      const raw = frame.raw;
+      if (run !== undefined && raw.buffer === run.buffer && raw.byteOffset === run.byteOffset + run.length) {
+        // Adjacent slices of the same chunk: widen the view instead of copying.
+        run = Buffer.from(run.buffer, run.byteOffset, run.length + raw.length);
+        continue;
+      }
+      if (run !== undefined) ok = dest.write(run);
+      run = raw;
+    }
+    if (run !== undefined) ok = dest.write(run);
+    if (ok) {
       callback();
       return;
     }

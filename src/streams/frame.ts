@@ -62,7 +62,11 @@ export interface Frame {
   terminated: boolean;
   /** Set by the {@link Classifier}; absent on raw (degraded) chunks. */
   type?: FrameType;
-  /** The parsed copy, for JSON-RPC frames. */
+  /**
+   * The parsed copy of a JSON-RPC frame, once somebody asked for it through
+   * {@link messageOf}. Classification reads the envelope straight from the
+   * bytes and does not parse the whole frame.
+   */
   message?: JsonRpcMessage;
   /** The request method (for a response: the method of its request). */
   method?: string;
@@ -72,4 +76,28 @@ export interface Frame {
   request?: Frame;
   /** The graph node this frame belongs to (absent for noise and raw). */
   node?: NodeRef;
+  /** A `tools/call` result that reports a failure (`isError: true`). */
+  isError?: boolean;
+}
+
+/**
+ * What flows between the stages of a relay: the frames of one input chunk,
+ * in order. Batching keeps the per-frame cost of the stream machinery out
+ * of the hot path; every stage still sees every frame.
+ */
+export type FrameBatch = Frame[];
+
+/**
+ * The parsed copy of a frame's JSON-RPC message (parsed on first use and
+ * kept), or undefined for noise, raw bytes and batches.
+ */
+export function messageOf(frame: Frame): JsonRpcMessage | undefined {
+  if (frame.message !== undefined) return frame.message;
+  if (frame.type === undefined || frame.type === 'noise' || frame.type === 'raw' || frame.type === 'batch') return undefined;
+  try {
+    frame.message = JSON.parse(frame.raw.toString('utf8')) as JsonRpcMessage;
+  } catch {
+    return undefined;
+  }
+  return frame.message;
 }

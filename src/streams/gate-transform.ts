@@ -1,5 +1,5 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import type { Frame } from './frame.js';
+import type { Frame, FrameBatch } from './frame.js';
 
 /**
  * What a {@link GateTransform} asks about each frame. Return `undefined` to
@@ -19,7 +19,7 @@ export interface GateTransformOptions {
    */
   gate?: FrameGate;
   /**
-   * Objects buffered on each side before backpressure applies.
+   * Batches buffered on each side before backpressure applies.
    * @default 16
    */
   highWaterMark?: number;
@@ -43,23 +43,44 @@ export class GateTransform extends Transform {
     this.gate = options.gate;
   }
 
-  override _transform(frame: Frame, _encoding: BufferEncoding, callback: TransformCallback): void {
-    let held: Promise<readonly Frame[]> | undefined;
-    try {
-      held = this.gate?.check(frame);
-    } catch {
-      held = undefined;
-    }
-    if (held === undefined) {
-      callback(null, frame);
+  override _transform(batch: FrameBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.gate === undefined) {
+      callback(null, batch);
       return;
     }
-    held.then(
-      (frames) => {
-        for (const out of frames) this.push(out);
-        callback();
-      },
-      () => callback(null, frame),
-    );
+    this.#pass(batch, 0, callback);
+  }
+
+  /** Let frames through from `from` on, stopping at the first one the gate holds. */
+  #pass(batch: FrameBatch, from: number, callback: TransformCallback): void {
+    for (let i = from; i < batch.length; i++) {
+      const frame = batch[i] as Frame;
+      let held: Promise<readonly Frame[]> | undefined;
+      try {
+        held = this.gate?.check(frame);
+      } catch {
+        held = undefined;
+      }
+      if (held === undefined) continue;
+      // Everything before the held frame goes on; nothing after it does
+      // until the decision comes.
+      if (i > from) this.push(batch.slice(from, i));
+      held.then(
+        (frames) => {
+          if (frames.length > 0) this.push([...frames]);
+          this.#pass(batch, i + 1, callback);
+        },
+        () => {
+          this.push([frame]);
+          this.#pass(batch, i + 1, callback);
+        },
+      );
+      return;
+    }
+    if (from === 0) callback(null, batch);
+    else {
+      if (from < batch.length) this.push(batch.slice(from));
+      callback();
+    }
   }
 }

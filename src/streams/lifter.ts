@@ -1,10 +1,10 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import type { Frame } from './frame.js';
+import type { FrameBatch } from './frame.js';
 
 /** Options for {@link Lifter}. */
 export interface LifterOptions {
   /**
-   * Objects buffered on each side before backpressure applies.
+   * Batches buffered on each side before backpressure applies.
    * @default 16
    */
   highWaterMark?: number;
@@ -21,7 +21,7 @@ export class Lifter extends Transform {
     super({ objectMode: true, readableHighWaterMark: hwm, writableHighWaterMark: hwm });
   }
 
-  override _transform(frame: Frame, _encoding: BufferEncoding, callback: TransformCallback): void {
-    callback(null, frame);
+  override _transform(batch: FrameBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
+    callback(null, batch);
   }
 }

@@ -1,5 +1,5 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import type { Direction, Frame } from './frame.js';
+import type { Direction, Frame, FrameBatch } from './frame.js';
 
 /** 64 MiB: the default frame-assembly ceiling. */
 export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
@@ -24,8 +24,9 @@ export interface LineFramerOptions {
 }
 
 /**
- * Bytes in, frames out. Each frame holds the exact bytes of one line, its
- * `\n` and any `\r` included; nothing is decoded, trimmed or re-encoded.
+ * Bytes in, frames out: one {@link FrameBatch} per input chunk, holding the
+ * lines that chunk completed. Each frame holds the exact bytes of one line,
+ * its `\n` and any `\r` included; nothing is decoded, trimmed or re-encoded.
  *
  * A line contained in one chunk is a zero-copy view of that chunk. A line
  * spread over several chunks is kept as a list of slices and concatenated
@@ -41,6 +42,7 @@ export class LineFramer extends Transform {
   #partBytes = 0;
   #seq = 0;
   #degraded = false;
+  #batch: FrameBatch = [];
 
   constructor(options: LineFramerOptions) {
     super({
@@ -58,9 +60,21 @@ export class LineFramer extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.#frameChunk(chunk);
+    this.#pushBatch();
+    callback();
+  }
+
+  #pushBatch(): void {
+    if (this.#batch.length === 0) return;
+    const batch = this.#batch;
+    this.#batch = [];
+    this.push(batch);
+  }
+
+  #frameChunk(chunk: Buffer): void {
     if (this.#degraded) {
       this.#emit(chunk, false);
-      callback();
       return;
     }
     let start = 0;
@@ -70,7 +84,6 @@ export class LineFramer extends Transform {
       if (this.#partBytes === 0) {
         if (end - start > this.maxFrameBytes) {
           this.#degrade(chunk.subarray(start));
-          callback();
           return;
         }
         this.#emit(chunk.subarray(start, end), true);
@@ -79,7 +92,6 @@ export class LineFramer extends Transform {
         if (total > this.maxFrameBytes) {
           this.#parts.push(chunk.subarray(start));
           this.#degrade();
-          callback();
           return;
         }
         this.#parts.push(chunk.subarray(start, end));
@@ -96,7 +108,6 @@ export class LineFramer extends Transform {
       this.#partBytes += chunk.length - start;
       if (this.#partBytes > this.maxFrameBytes) this.#degrade();
     }
-    callback();
   }
 
   override _flush(callback: TransformCallback): void {
@@ -108,13 +119,14 @@ export class LineFramer extends Transform {
       this.#partBytes = 0;
       this.#emit(rest, false);
     }
+    this.#pushBatch();
     callback();
   }
 
   #emit(raw: Buffer, terminated: boolean): void {
     const frame: Frame = { raw, direction: this.direction, seq: ++this.#seq, terminated };
     if (this.#degraded) frame.type = 'raw';
-    this.push(frame);
+    this.#batch.push(frame);
   }
 
   #degrade(extra?: Buffer): void {

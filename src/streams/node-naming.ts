@@ -30,9 +30,13 @@ function protocolNode(method: string): NodeRef {
   }));
 }
 
-function stringParam(params: unknown, key: string): string | undefined {
-  if (params === null || typeof params !== 'object') return undefined;
-  const value = (params as Record<string, unknown>)[key];
+/** Reads one field of a request's params; lazily, so only the methods that need one pay for it. */
+export type ParamReader = (name: string) => unknown;
+
+function stringParam(params: ParamReader | unknown, key: string): string | undefined {
+  let value: unknown;
+  if (typeof params === 'function') value = (params as ParamReader)(key);
+  else if (params !== null && typeof params === 'object') value = (params as Record<string, unknown>)[key];
   return typeof value === 'string' ? value : undefined;
 }
 
@@ -40,9 +44,10 @@ function stringParam(params: unknown, key: string): string | undefined {
  * The graph node a request or notification belongs to, by the proxy's
  * naming table. Work calls sit under the session; everything else is
  * protocol traffic. Direction matters: a `tools/call` sent by the server to
- * the client is protocol, not a tool call.
+ * the client is protocol, not a tool call. `params` is the request's params
+ * object, or a function that reads one field of it.
  */
-export function nodeForMethod(method: string, direction: Direction, params: unknown): NodeRef {
+export function nodeForMethod(method: string, direction: Direction, params: ParamReader | unknown): NodeRef {
   if (direction === 'client-to-server') {
     switch (method) {
       case 'tools/call': {

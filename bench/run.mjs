@@ -1,0 +1,152 @@
+// Orchestrates the bench: every scenario runs against A (direct), B (plain
+// byte relay) and C (graphmind mcp-proxy) back to back, A B C A B C …, for
+// several rounds, so a machine that drifts (thermal, noisy neighbour) hurts
+// all three alike. Each run gets a fresh process so its VmHWM is its own.
+//
+//   BENCH_ROUNDS=n   interleaved rounds (default 3)
+//   BENCH_QUICK=1    a fast smoke run: far fewer calls, every scenario still runs
+//
+// Exit status is non-zero only when something breaks (missing reply, wrong
+// id, crash, hang); a missed goal is reported, never fatal.
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { CONFIGS, median, percentile, startTarget } from './driver.mjs';
+import * as sequential from './scenarios/sequential.mjs';
+import * as pipelined from './scenarios/pipelined.mjs';
+import * as large from './scenarios/large.mjs';
+import * as hugeRss from './scenarios/huge-rss.mjs';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('BENCH_ROUNDS must be a positive integer');
+
+const OPTIONS = QUICK
+  ? { sequential: { calls: 300, warmup: 50 }, pipelined: { window: 2000, bursts: 2, warmup: 1 }, large: { count: 5, warmup: 1 }, huge: { count: 1 } }
+  : { sequential: { calls: 3000, warmup: 300 }, pipelined: { window: 2000, bursts: 10, warmup: 2 }, large: { count: 50, warmup: 3 }, huge: { count: 2 } };
+
+const KEYS = ['A', 'B', 'C'];
+const MiB = 1024 * 1024;
+const SCENARIO_TIMEOUT_MS = 120_000;
+
+/** One fresh process, one scenario, then a clean shutdown and its peak RSS. */
+async function once(key, scenario, options) {
+  const target = startTarget(key);
+  let timer;
+  try {
+    const hang = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${target.label}: ${scenario.name} hung for ${SCENARIO_TIMEOUT_MS / 1000}s`)), SCENARIO_TIMEOUT_MS);
+    });
+    const result = await Promise.race([scenario.run(target, options), hang]);
+    const { peakRss } = await target.close();
+    return { ...result, peakRss: target.isRelay ? peakRss : null };
+  } catch (error) {
+    target.kill();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function log(text) {
+  process.stderr.write(`${text}\n`);
+}
+
+async function main() {
+  const raw = Object.fromEntries(KEYS.map((k) => [k, { latency: [], callsPerSec: [], mibPerSec: [], rssLarge: [], rssAny: [], rssHuge: [], hugeFrame: 0, hugeSeconds: [] }]));
+  const started = Date.now();
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const scenario of [sequential, pipelined, large]) {
+      for (const key of KEYS) {
+        log(`round ${round}/${ROUNDS}  ${scenario.name.padEnd(10)} ${CONFIGS[key].label}`);
+        const r = await once(key, scenario, OPTIONS[scenario.name]);
+        const acc = raw[key];
+        if (r.samples) acc.latency.push(...r.samples);
+        if (r.callsPerSec) acc.callsPerSec.push(r.callsPerSec);
+        if (r.mibPerSec) acc.mibPerSec.push(r.mibPerSec);
+        if (r.peakRss !== null) {
+          acc.rssAny.push(r.peakRss);
+          if (scenario === large) acc.rssLarge.push(r.peakRss);
+        }
+      }
+    }
+    // The huge-frame memory run only makes sense for a relay (A has none).
+    for (const key of ['B', 'C']) {
+      log(`round ${round}/${ROUNDS}  ${hugeRss.name.padEnd(10)} ${CONFIGS[key].label}`);
+      const r = await once(key, hugeRss, OPTIONS.huge);
+      raw[key].rssHuge.push(r.peakRss);
+      raw[key].hugeFrame = r.frameBytes;
+      raw[key].hugeSeconds.push(r.seconds);
+    }
+  }
+
+  // Latency percentiles pool every sample of every round; rates take the
+  // median round; RSS takes the worst round.
+  const fig = {};
+  for (const key of KEYS) {
+    const a = raw[key];
+    fig[key] = {
+      p50us: percentile(a.latency, 50) * 1000,
+      p99us: percentile(a.latency, 99) * 1000,
+      callsPerSec: median(a.callsPerSec),
+      mibPerSec: median(a.mibPerSec),
+      rssLargeMiB: a.rssLarge.length ? Math.max(...a.rssLarge) / MiB : null,
+      rssAnyMiB: a.rssAny.length ? Math.max(...a.rssAny) / MiB : null,
+      rssHugeMiB: a.rssHuge.length ? Math.max(...a.rssHuge) / MiB : null,
+      hugeFrameMiB: a.hugeFrame ? a.hugeFrame / MiB : null,
+    };
+  }
+  const ratio = (key, field) => (fig[key][field] == null || !fig.B[field] ? null : fig[key][field] / fig.B[field]);
+  const FIELDS = ['p50us', 'p99us', 'callsPerSec', 'mibPerSec', 'rssLargeMiB', 'rssHugeMiB'];
+  const ratios = Object.fromEntries(['A', 'C'].map((k) => [k, Object.fromEntries(FIELDS.map((f) => [f, ratio(k, f)]))]));
+
+  const C = fig.C;
+  const goals = [
+    { goal: 'sequential p50 C/B <= 1.10x', value: ratios.C.p50us, ok: ratios.C.p50us <= 1.1, shown: `${ratios.C.p50us.toFixed(2)}x` },
+    { goal: 'pipelined calls/s C/B >= 0.85x', value: ratios.C.callsPerSec, ok: ratios.C.callsPerSec >= 0.85, shown: `${ratios.C.callsPerSec.toFixed(2)}x` },
+    { goal: '1 MiB MiB/s C/B >= 0.75x', value: ratios.C.mibPerSec, ok: ratios.C.mibPerSec >= 0.75, shown: `${ratios.C.mibPerSec.toFixed(2)}x` },
+    { goal: 'C peak RSS, 1 MiB frames <= 80 MiB', value: C.rssLargeMiB, ok: C.rssLargeMiB <= 80, shown: `${C.rssLargeMiB.toFixed(1)} MiB` },
+    {
+      goal: 'C peak RSS, 60 MiB frames <= 3x frame',
+      value: C.rssHugeMiB / C.hugeFrameMiB,
+      ok: C.rssHugeMiB <= 3 * C.hugeFrameMiB,
+      shown: `${C.rssHugeMiB.toFixed(1)} MiB = ${(C.rssHugeMiB / C.hugeFrameMiB).toFixed(2)}x`,
+    },
+  ];
+
+  // The compact table.
+  const f0 = (v) => (v == null ? 'n/a' : Math.round(v).toLocaleString('en-US'));
+  const f1 = (v) => (v == null ? 'n/a' : v.toFixed(1));
+  const fx = (v) => (v == null ? 'n/a' : `${v.toFixed(2)}x`);
+  const head = ['config', 'p50 µs', 'p99 µs', 'calls/s', 'MiB/s', 'RSS 1MiB', 'RSS 60MiB'];
+  const rows = KEYS.map((k) => {
+    const v = fig[k];
+    return [CONFIGS[k].label, f0(v.p50us), f0(v.p99us), f0(v.callsPerSec), f1(v.mibPerSec), f1(v.rssLargeMiB), f1(v.rssHugeMiB)];
+  });
+  for (const k of ['C', 'A']) rows.push([`${k}/B`, ...FIELDS.map((f) => fx(ratios[k][f]))]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const seconds = (Date.now() - started) / 1000;
+  const out = [
+    '',
+    `graphmind mcp-proxy bench — ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${cpus().length} cores, ${ROUNDS} round(s)${QUICK ? ', QUICK' : ''}, ${seconds.toFixed(0)} s`,
+    `sequential: ${OPTIONS.sequential.calls} calls/run · pipelined: ${OPTIONS.pipelined.bursts} bursts of ${OPTIONS.pipelined.window} in flight · large: ${OPTIONS.large.count} × 1 MiB · huge: ${OPTIONS.huge.count} × ${f1(C.hugeFrameMiB)} MiB frame`,
+    'RSS = VmHWM of the relay process (MiB); A has no relay.',
+    '',
+    line(head),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    '',
+    ...goals.map((g) => `${g.ok ? 'PASS' : 'MISS'}  ${g.goal.padEnd(40)} ${g.shown}`),
+    '',
+  ];
+  process.stdout.write(out.join('\n'));
+
+  const file = fileURLToPath(new URL('./results.json', import.meta.url));
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: cpus().length, rounds: ROUNDS, quick: QUICK, options: OPTIONS, figures: fig, ratios, goals, perRound: Object.fromEntries(KEYS.map((k) => [k, { callsPerSec: raw[k].callsPerSec, mibPerSec: raw[k].mibPerSec, rssLargeMiB: raw[k].rssLarge.map((b) => b / MiB), rssHugeMiB: raw[k].rssHuge.map((b) => b / MiB), hugeSeconds: raw[k].hugeSeconds }])) }, null, 2) + '\n');
+}
+
+main().catch((error) => {
+  log(`bench failed: ${error?.stack ?? error}`);
+  process.exit(1);
+});

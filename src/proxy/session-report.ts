@@ -1,0 +1,63 @@
+import { hideSettings } from '../report/hide.js';
+import { Reporter } from '../report/reporter.js';
+import type { Frame } from '../streams/frame.js';
+import { GraphRecorder, type SessionEnd } from './graph-recorder.js';
+
+/** How long the proxy waits at exit for a connected debugger to take the last events. */
+const FLUSH_ATTACHED_MS = 2000;
+/** How long a proxy whose server could not start waits for a debugger to appear. */
+export const SPAWN_FAILURE_ATTACH_MS = 1000;
+
+/** The reporting side of one proxy session. */
+export interface SessionReport {
+  readonly reporter: Reporter;
+  readonly recorder: GraphRecorder;
+  onFrame(frame: Frame): void;
+  onStderr(lines: readonly string[]): void;
+  /** Record the end, then give the debugger a moment to receive it. */
+  finish(end: SessionEnd, waitForAttachMs: number): Promise<void>;
+}
+
+/** Options for {@link startSessionReport}. */
+export interface SessionReportOptions {
+  command: string;
+  args: readonly string[];
+  port: number;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Start reporting a proxy session to `graphmind serve`, or return undefined
+ * when reporting is switched off (`GRAPHMIND_DISABLED=1`). Nothing here can
+ * throw into the relay: every hook swallows its own failures.
+ */
+export function startSessionReport(options: SessionReportOptions): SessionReport | undefined {
+  const disabled = options.env.GRAPHMIND_DISABLED;
+  if (disabled !== undefined && disabled !== '' && disabled !== '0') return undefined;
+  const reporter = new Reporter({ port: options.port, env: options.env });
+  const recorder = new GraphRecorder({ reporter, command: options.command, args: options.args, hide: hideSettings(options.env) });
+  const guard = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A): void => {
+    try {
+      fn(...args);
+    } catch {
+      // Observation is best-effort.
+    }
+  };
+  return {
+    reporter,
+    recorder,
+    onFrame: guard((frame: Frame) => recorder.onFrame(frame)),
+    onStderr: guard((lines: readonly string[]) => recorder.onStderr(lines)),
+    async finish(end, waitForAttachMs) {
+      try {
+        recorder.finish(end);
+        if (reporter.attached) await reporter.flush(FLUSH_ATTACHED_MS);
+        else if (waitForAttachMs > 0 && (await reporter.waitForAttach(waitForAttachMs))) await reporter.flush(FLUSH_ATTACHED_MS);
+      } catch {
+        // The session is over either way.
+      } finally {
+        reporter.close();
+      }
+    },
+  };
+}

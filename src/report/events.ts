@@ -1,0 +1,223 @@
+/**
+ * The run model and the events that build it. Reporters send events over
+ * the ingest socket; the server appends them to a run's log and replays
+ * them into a {@link Run}. A run is nothing but the replay of its events.
+ *
+ * @module
+ */
+
+/** The status of a run. */
+export type Status = 'running' | 'ok' | 'error';
+/** The status of a node or of one execution of it. */
+export type NodeStatus = 'open' | 'ok' | 'error';
+/** The kinds of node on the graph. */
+export type NodeKind = 'server' | 'tool' | 'resource' | 'prompt' | 'llm' | 'custom';
+
+/** A run as listed. */
+export interface RunSummary {
+  runId: string;
+  name: string;
+  source: 'mcp-proxy' | 'mcp-adapter' | string;
+  status: Status;
+  /** ISO 8601. */
+  startedAt: string;
+  endedAt: string | null;
+}
+
+/** A run with everything recorded in it. */
+export interface Run extends RunSummary {
+  /** Command, args (unless hidden), app, sdk, protocolVersion, … */
+  meta: Record<string, unknown>;
+  /** One per logical node; `nodeId` is stable across executions. */
+  nodes: GraphNode[];
+  /** One per execution, in start order. */
+  instances: Instance[];
+  /** Server stderr and other log lines, in arrival order. */
+  logs: LogLine[];
+  /** Events the reporter had to drop while the debugger was away or behind. */
+  droppedEvents: number;
+}
+
+/** A logical node of a run's graph. */
+export interface GraphNode {
+  nodeId: string;
+  kind: NodeKind;
+  /** The parent's nodeId; null for the session. */
+  parent: string | null;
+  label: string;
+  /** error if any instance errored, else open if any is open, else ok. */
+  status: NodeStatus;
+}
+
+/** An error recorded on an instance. */
+export interface InstanceError {
+  name: string;
+  message: string;
+  code?: number;
+  data?: unknown;
+}
+
+/** One execution of a node. */
+export interface Instance {
+  /** For the proxy, a per-session counter: `mcp_1`, `mcp_2`, … */
+  instanceId: string;
+  nodeId: string;
+  status: NodeStatus;
+  input?: unknown;
+  output?: unknown;
+  error?: InstanceError;
+  startedAt: string;
+  endedAt: string | null;
+}
+
+/** A log line attached to a node. */
+export interface LogLine {
+  nodeId: string;
+  stream: 'stderr' | string;
+  text: string;
+  at: string;
+}
+
+/** Where the debugger stops frames. */
+export interface Breakpoints {
+  /** Hold failing calls (JSON-RPC errors and `isError` results). @default true */
+  pauseOnError: boolean;
+  /** Per nodeId: hold before the request goes out, after the answer comes back. */
+  nodes: Record<string, { before?: boolean; after?: boolean }>;
+}
+
+/** The gate a frame is held at. */
+export type GatePoint = 'before' | 'after' | 'error';
+/** What the user decides about a held frame. */
+export type HoldAction = 'continue' | 'inject' | 'retry' | 'abort';
+
+/** A frame held right now. */
+export interface Hold {
+  holdId: string;
+  runId: string;
+  nodeId: string;
+  instanceId: string;
+  gate: GatePoint;
+  method: string;
+  /** The held JSON-RPC message, parsed. */
+  frame: unknown;
+  /** ISO 8601. */
+  since: string;
+}
+
+/** A decision about a hold. */
+export interface HoldDecision {
+  action: HoldAction;
+  value?: unknown;
+}
+
+/** Node fields carried by the event that first mentions a node. */
+export interface NodeDeclaration {
+  nodeId: string;
+  kind: NodeKind;
+  parent: string | null;
+  label: string;
+}
+
+/** Fields every run event has. */
+interface EventBase {
+  runId: string;
+  /** Per-run sequence number from 1; the server ignores repeats. */
+  seq: number;
+  /** Milliseconds since the epoch. */
+  t: number;
+}
+
+/** A run began (sent again on reconnect, to reclaim it). */
+export interface RunStartedEvent extends EventBase {
+  type: 'run.started';
+  name: string;
+  source: string;
+  meta: Record<string, unknown>;
+}
+/** More metadata learned during the run (merged into `meta`). */
+export interface RunMetaEvent extends EventBase {
+  type: 'run.meta';
+  meta: Record<string, unknown>;
+}
+/** The run ended. */
+export interface RunFinishedEvent extends EventBase {
+  type: 'run.finished';
+  status: 'ok' | 'error';
+}
+/** An execution began; declares its node on first mention. */
+export interface InstanceStartedEvent extends EventBase {
+  type: 'instance.started';
+  instanceId: string;
+  node: NodeDeclaration;
+  input?: unknown;
+}
+/** An execution ended well. */
+export interface InstanceFinishedEvent extends EventBase {
+  type: 'instance.finished';
+  instanceId: string;
+  output?: unknown;
+}
+/** An execution ended in error. */
+export interface InstanceErrorEvent extends EventBase {
+  type: 'instance.error';
+  instanceId: string;
+  error: InstanceError;
+  output?: unknown;
+}
+/** An execution that ended is open again (a retried request). */
+export interface InstanceReopenedEvent extends EventBase {
+  type: 'instance.reopened';
+  instanceId: string;
+}
+/** A log line. */
+export interface LogEvent extends EventBase {
+  type: 'log';
+  nodeId: string;
+  stream: string;
+  text: string;
+}
+/** The reporter dropped events (its buffer was full). */
+export interface DroppedEvent extends EventBase {
+  type: 'events.dropped';
+  count: number;
+}
+/** A frame is held at a gate. */
+export interface HoldOpenedEvent extends EventBase {
+  type: 'hold.opened';
+  holdId: string;
+  nodeId: string;
+  instanceId: string;
+  gate: GatePoint;
+  method: string;
+  frame: unknown;
+}
+/** A held frame was released (decided, or let go by the reporter). */
+export interface HoldReleasedEvent extends EventBase {
+  type: 'hold.released';
+  holdId: string;
+  action: HoldAction;
+}
+
+/** Every event a reporter sends about a run. */
+export type RunEvent =
+  | RunStartedEvent
+  | RunMetaEvent
+  | RunFinishedEvent
+  | InstanceStartedEvent
+  | InstanceFinishedEvent
+  | InstanceErrorEvent
+  | InstanceReopenedEvent
+  | LogEvent
+  | DroppedEvent
+  | HoldOpenedEvent
+  | HoldReleasedEvent;
+
+/** Messages the server sends a reporter over the ingest socket. */
+export type ServerToReporter =
+  | { type: 'breakpoints'; breakpoints: Breakpoints }
+  | { type: 'decision'; holdId: string; action: HoldAction; value?: unknown }
+  | { type: 'rejected'; runId: string; reason: string };
+
+/** The shape of a run id (validated before any file is touched). */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

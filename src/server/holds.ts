@@ -1,0 +1,71 @@
+import type { Hold, HoldAction } from '../report/events.js';
+
+/** The connection that reported a hold, and can be told the decision. */
+export interface HoldOwner {
+  decide(holdId: string, action: HoldAction, value: unknown): void;
+}
+
+interface Entry {
+  hold: Hold;
+  owner: HoldOwner;
+  decided: HoldAction | undefined;
+}
+
+/** The outcome of a decision request, mapped to HTTP by the API. */
+export type DecideResult = 'ok' | 'unknown' | 'decided';
+
+/**
+ * Frames held right now, across all sessions. A hold is decided only by
+ * its own id and only its reporter hears the decision; once decided it
+ * stays until the reporter confirms the release, so a second decision is a
+ * conflict, not a second action.
+ */
+export class HoldRegistry {
+  readonly #entries = new Map<string, Entry>();
+
+  /** Register a hold; false if the id is already taken. */
+  open(hold: Hold, owner: HoldOwner): boolean {
+    if (this.#entries.has(hold.holdId)) return false;
+    this.#entries.set(hold.holdId, { hold, owner, decided: undefined });
+    return true;
+  }
+
+  /** Undecided holds, oldest first. */
+  list(): Hold[] {
+    return [...this.#entries.values()].filter((entry) => entry.decided === undefined).map((entry) => entry.hold);
+  }
+
+  /** Decide a hold and tell its reporter. */
+  decide(holdId: string, action: HoldAction, value: unknown): DecideResult {
+    const entry = this.#entries.get(holdId);
+    if (entry === undefined) return 'unknown';
+    if (entry.decided !== undefined) return 'decided';
+    entry.decided = action;
+    entry.owner.decide(holdId, action, value);
+    return 'ok';
+  }
+
+  /** The reporter let the frame go. Only the owner may release. */
+  release(holdId: string, owner: HoldOwner): Hold | undefined {
+    const entry = this.#entries.get(holdId);
+    if (entry === undefined || entry.owner !== owner) return undefined;
+    this.#entries.delete(holdId);
+    return entry.hold;
+  }
+
+  /** Is this hold reported by `owner`? */
+  ownedBy(holdId: string, owner: HoldOwner): boolean {
+    return this.#entries.get(holdId)?.owner === owner;
+  }
+
+  /** Forget every hold of a connection that went away; returns them. */
+  dropOwner(owner: HoldOwner): Hold[] {
+    const dropped: Hold[] = [];
+    for (const [holdId, entry] of this.#entries) {
+      if (entry.owner !== owner) continue;
+      this.#entries.delete(holdId);
+      dropped.push(entry.hold);
+    }
+    return dropped;
+  }
+}

@@ -1,0 +1,64 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { API_CSP, COMMON_HEADERS } from './security.js';
+
+/** Send a JSON answer with the API's headers. */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  res.writeHead(status, {
+    ...COMMON_HEADERS,
+    'content-security-policy': API_CSP,
+    ...(text === '' ? {} : { 'content-type': 'application/json; charset=utf-8' }),
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/** A generic error: a short fixed message, never the input or a stack. */
+export function sendError(res: ServerResponse, status: number, message: string): void {
+  sendJson(res, status, { error: message });
+}
+
+/** Why a body could not be read. */
+export class BodyError extends Error {
+  constructor(readonly status: 400 | 413, message: string) {
+    super(message);
+  }
+}
+
+/** Read and parse a JSON body of at most `limit` bytes. */
+export function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      reject(new BodyError(413, 'request body too large'));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        chunks.length = 0;
+        reject(new BodyError(413, 'request body too large'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', () => {
+      if (!failed) reject(new BodyError(400, 'could not read the request body'));
+      failed = true;
+    });
+    req.on('end', () => {
+      if (failed) return;
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks, size).toString('utf8')));
+      } catch {
+        reject(new BodyError(400, 'the request body is not valid JSON'));
+      }
+    });
+  });
+}

@@ -1,0 +1,55 @@
+import type WebSocket from 'ws';
+import type { Breakpoints, Hold, HoldAction, RunEvent, RunSummary } from '../report/events.js';
+
+/**
+ * What the live feed sends, one JSON object per message. A client that
+ * connects gets a `snapshot` first, then changes as they happen.
+ */
+export type LiveMessage =
+  | { type: 'snapshot'; runs: RunSummary[]; breakpoints: Breakpoints; holds: Hold[] }
+  | { type: 'run.started'; run: RunSummary }
+  | { type: 'run.event'; runId: string; event: RunEvent }
+  | { type: 'run.updated'; run: RunSummary }
+  | { type: 'run.deleted'; runId: string }
+  | { type: 'breakpoints'; breakpoints: Breakpoints }
+  | { type: 'hold.opened'; hold: Hold }
+  | { type: 'hold.decided'; holdId: string; action: HoldAction }
+  | { type: 'hold.released'; holdId: string; action: HoldAction | 'continue' };
+
+/** A viewer that falls this far behind is disconnected; it reconnects and gets a fresh snapshot. */
+const MAX_BUFFERED = 32 * 1024 * 1024;
+
+/** The set of connected viewers (and other live clients). */
+export class LiveFeed {
+  readonly #clients = new Set<WebSocket>();
+
+  get size(): number {
+    return this.#clients.size;
+  }
+
+  add(ws: WebSocket, snapshot: LiveMessage): void {
+    this.#clients.add(ws);
+    ws.on('close', () => this.#clients.delete(ws));
+    ws.on('error', () => ws.terminate());
+    // The feed is one-way; anything a client sends is ignored.
+    ws.on('message', () => {});
+    ws.send(JSON.stringify(snapshot));
+  }
+
+  broadcast(message: LiveMessage): void {
+    if (this.#clients.size === 0) return;
+    const text = JSON.stringify(message);
+    for (const ws of this.#clients) {
+      if (ws.bufferedAmount > MAX_BUFFERED) {
+        ws.terminate();
+        continue;
+      }
+      ws.send(text);
+    }
+  }
+
+  closeAll(): void {
+    for (const ws of this.#clients) ws.terminate();
+    this.#clients.clear();
+  }
+}

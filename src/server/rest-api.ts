@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RUN_ID_PATTERN, type Breakpoints, type HoldAction } from '../report/events.js';
+import { parseBreakpoints } from './breakpoints.js';
+import type { HoldRegistry } from './holds.js';
+import { BodyError, readJsonBody, sendError, sendJson } from './http-util.js';
+import type { LiveFeed } from './live-feed.js';
+import type { RunStore } from './run-store.js';
+
+/** What the REST API works on. */
+export interface ApiContext {
+  version: string;
+  store: RunStore;
+  holds: HoldRegistry;
+  feed: LiveFeed;
+  maxBody: number;
+  getBreakpoints(): Breakpoints;
+  setBreakpoints(breakpoints: Breakpoints): void;
+}
+
+const ACTIONS = new Set<HoldAction>(['continue', 'inject', 'retry', 'abort']);
+
+async function body(req: IncomingMessage, res: ServerResponse, limit: number): Promise<{ value: unknown } | undefined> {
+  try {
+    return { value: await readJsonBody(req, limit) };
+  } catch (error) {
+    const status = error instanceof BodyError ? error.status : 400;
+    sendError(res, status, error instanceof BodyError ? error.message : 'bad request');
+    if (status === 413) res.once('finish', () => req.destroy());
+    return undefined;
+  }
+}
+
+/**
+ * Answer one `/api/*` request (token, Host and Origin were checked
+ * before). Routes and shapes follow the control API contract.
+ */
+export async function handleApi(req: IncomingMessage, res: ServerResponse, path: string, ctx: ApiContext): Promise<void> {
+  const method = req.method ?? 'GET';
+  const parts = path.split('/').filter((part) => part !== '');
+  // parts[0] === 'api'
+  const [, resource, id, ...rest] = parts;
+  if (rest.length > 0) return sendError(res, 404, 'not found');
+
+  if (resource === 'health' && id === undefined) {
+    if (method !== 'GET') return sendError(res, 405, 'method not allowed');
+    return sendJson(res, 200, { ok: true, version: ctx.version });
+  }
+
+  if (resource === 'runs') {
+    if (id === undefined) {
+      if (method !== 'GET') return sendError(res, 405, 'method not allowed');
+      return sendJson(res, 200, ctx.store.list());
+    }
+    if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'not found');
+    if (method === 'GET') {
+      const state = ctx.store.get(id);
+      return state === undefined ? sendError(res, 404, 'not found') : sendJson(res, 200, state.toRun());
+    }
+    if (method === 'DELETE') {
+      if (!ctx.store.delete(id)) return sendError(res, 404, 'not found');
+      ctx.feed.broadcast({ type: 'run.deleted', runId: id });
+      return sendJson(res, 204, undefined);
+    }
+    return sendError(res, 405, 'method not allowed');
+  }
+
+  if (resource === 'breakpoints' && id === undefined) {
+    if (method === 'GET') return sendJson(res, 200, ctx.getBreakpoints());
+    if (method !== 'PUT') return sendError(res, 405, 'method not allowed');
+    const read = await body(req, res, ctx.maxBody);
+    if (read === undefined) return;
+    const parsed = parseBreakpoints(read.value);
+    if (typeof parsed === 'string') return sendError(res, 400, `bad breakpoints: ${parsed}`);
+    ctx.setBreakpoints(parsed);
+    return sendJson(res, 200, parsed);
+  }
+
+  if (resource === 'holds') {
+    if (id === undefined) {
+      if (method !== 'GET') return sendError(res, 405, 'method not allowed');
+      return sendJson(res, 200, ctx.holds.list());
+    }
+    if (method !== 'POST') return sendError(res, 405, 'method not allowed');
+    if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'unknown hold');
+    const read = await body(req, res, ctx.maxBody);
+    if (read === undefined) return;
+    const decision = read.value;
+    if (decision === null || typeof decision !== 'object' || Array.isArray(decision)) {
+      return sendError(res, 400, 'the body must be { "action": …, "value"?: … }');
+    }
+    const { action, value } = decision as { action?: unknown; value?: unknown };
+    if (typeof action !== 'string' || !ACTIONS.has(action as HoldAction)) {
+      return sendError(res, 400, 'action must be continue, inject, retry or abort');
+    }
+    if (action === 'inject' && !('value' in decision)) return sendError(res, 400, 'inject needs a value');
+    const result = ctx.holds.decide(id, action as HoldAction, action === 'inject' ? value : undefined);
+    if (result === 'unknown') return sendError(res, 404, 'unknown hold');
+    if (result === 'decided') return sendError(res, 409, 'this hold was already decided');
+    ctx.feed.broadcast({ type: 'hold.decided', holdId: id, action: action as HoldAction });
+    return sendJson(res, 200, { ok: true });
+  }
+
+  return sendError(res, 404, 'not found');
+}

@@ -1,0 +1,162 @@
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, unlinkSync, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { RUN_ID_PATTERN, type RunEvent, type RunSummary } from '../report/events.js';
+import { RunState } from './run-state.js';
+
+/** Options for {@link RunStore}. */
+export interface RunStoreOptions {
+  /** Where the logs live: `<dataDir>/runs`. */
+  dir: string;
+  /** Runs kept; the oldest finished ones are deleted first. @default 200 */
+  maxRuns?: number;
+}
+
+/**
+ * The recorded runs: one append-only JSONL log of events per run on disk,
+ * and the replayed state of each in memory. A crash loses at most the last
+ * partial line, which the next load skips.
+ */
+export class RunStore {
+  readonly dir: string;
+  readonly maxRuns: number;
+  readonly #runs = new Map<string, RunState>();
+  readonly #logs = new Map<string, WriteStream>();
+
+  constructor(options: RunStoreOptions) {
+    this.dir = options.dir;
+    this.maxRuns = options.maxRuns ?? 200;
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+  }
+
+  /** Rebuild every run from its log. Returns how many lines were unreadable. */
+  load(): { runs: number; skippedLines: number } {
+    let skippedLines = 0;
+    for (const file of readdirSync(this.dir)) {
+      if (!file.endsWith('.jsonl')) continue;
+      const runId = file.slice(0, -'.jsonl'.length);
+      if (!RUN_ID_PATTERN.test(runId)) continue;
+      let text: string;
+      try {
+        text = readFileSync(join(this.dir, file), 'utf8');
+      } catch {
+        continue;
+      }
+      let state: RunState | undefined;
+      for (const line of text.split('\n')) {
+        if (line === '') continue;
+        let event: RunEvent;
+        try {
+          event = JSON.parse(line) as RunEvent;
+        } catch {
+          skippedLines++;
+          continue;
+        }
+        if (event === null || typeof event !== 'object' || event.runId !== runId) {
+          skippedLines++;
+          continue;
+        }
+        state ??= new RunState(runId, event.t);
+        state.apply(event);
+      }
+      if (state === undefined) continue;
+      // Its reporter is gone with the old server; it may still reclaim it.
+      state.abandon(state.lastT);
+      this.#runs.set(runId, state);
+    }
+    return { runs: this.#runs.size, skippedLines };
+  }
+
+  /** Run summaries, newest first. */
+  list(): RunSummary[] {
+    return [...this.#runs.values()]
+      .map((state) => ({ ...state.summary }))
+      .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+  }
+
+  get(runId: string): RunState | undefined {
+    return this.#runs.get(runId);
+  }
+
+  has(runId: string): boolean {
+    return this.#runs.has(runId);
+  }
+
+  /**
+   * Apply an event and append it to the run's log. A `run.started` for an
+   * unknown id creates the run. Returns the run if the event changed it.
+   */
+  append(event: RunEvent): RunState | undefined {
+    let state = this.#runs.get(event.runId);
+    if (state === undefined) {
+      if (event.type !== 'run.started') return undefined;
+      state = new RunState(event.runId, event.t);
+      this.#runs.set(event.runId, state);
+      this.#enforceRetention(event.runId);
+    }
+    if (!state.apply(event)) return undefined;
+    this.#log(event.runId).write(`${JSON.stringify(event)}\n`);
+    if (event.type === 'run.finished') this.#closeLog(event.runId);
+    return state;
+  }
+
+  /** Mark a run as ended in error (its reporter vanished), in memory and on disk. */
+  abandon(runId: string, t: number): RunState | undefined {
+    const state = this.#runs.get(runId);
+    if (state === undefined || state.summary.status !== 'running') return undefined;
+    const event: RunEvent = { type: 'run.finished', runId, seq: 0, t, status: 'error' };
+    state.apply(event);
+    this.#log(runId).write(`${JSON.stringify(event)}\n`);
+    this.#closeLog(runId);
+    return state;
+  }
+
+  /** Remove a run from memory and disk. */
+  delete(runId: string): boolean {
+    if (!this.#runs.delete(runId)) return false;
+    this.#closeLog(runId);
+    try {
+      unlinkSync(join(this.dir, `${runId}.jsonl`));
+    } catch {
+      // already gone
+    }
+    return true;
+  }
+
+  /** Close every open log (on shutdown). */
+  close(): Promise<void> {
+    const closing = [...this.#logs.values()].map((stream) => new Promise<void>((resolve) => stream.end(resolve)));
+    this.#logs.clear();
+    return Promise.all(closing).then(() => {});
+  }
+
+  #log(runId: string): WriteStream {
+    let stream = this.#logs.get(runId);
+    if (stream === undefined) {
+      stream = createWriteStream(join(this.dir, `${runId}.jsonl`), { flags: 'a', mode: 0o600 });
+      stream.on('error', () => {});
+      this.#logs.set(runId, stream);
+    }
+    return stream;
+  }
+
+  #closeLog(runId: string): void {
+    const stream = this.#logs.get(runId);
+    if (stream === undefined) return;
+    this.#logs.delete(runId);
+    stream.end();
+  }
+
+  #enforceRetention(keep: string): void {
+    if (this.#runs.size <= this.maxRuns) return;
+    const oldestFirst = [...this.#runs.values()]
+      .filter((state) => state.summary.runId !== keep)
+      .sort((a, b) => (a.summary.startedAt < b.summary.startedAt ? -1 : 1));
+    // Finished runs go first; a live run is only dropped if nothing else can be.
+    const finished = oldestFirst.filter((state) => state.summary.status !== 'running');
+    const running = oldestFirst.filter((state) => state.summary.status === 'running');
+    for (const state of [...finished, ...running]) {
+      if (this.#runs.size <= this.maxRuns) break;
+      this.delete(state.summary.runId);
+    }
+  }
+}

@@ -1,0 +1,192 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { join } from 'node:path';
+import { WebSocketServer } from 'ws';
+import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
+import type { Breakpoints } from '../report/events.js';
+import { HoldRegistry } from './holds.js';
+import { sendError } from './http-util.js';
+import { ReporterConnection } from './ingest.js';
+import { LiveFeed } from './live-feed.js';
+import { handleApi } from './rest-api.js';
+import { RunStore } from './run-store.js';
+import { LOOPBACK_HOSTS, hostAllowed, originAllowed, presentedToken, tokenMatches } from './security.js';
+import { prepareToken } from './token-file.js';
+import { sendAsset, sendIndex } from './viewer-files.js';
+
+/** Options for {@link startServer}. */
+export interface ServeOptions {
+  /** @default 4747 (0 picks a free port) */
+  port?: number;
+  /** A loopback address only. @default '127.0.0.1' */
+  host?: string;
+  /** @default GRAPHMIND_DATA_DIR, else ~/.graphmind */
+  dataDir?: string;
+  /** Arm the error gate for every reporter. @default true */
+  pauseOnError?: boolean;
+  /** Recorded runs kept. @default 200 */
+  maxRuns?: number;
+  /** Largest request body, bytes. @default 67108864 (64 MiB) */
+  maxBody?: number;
+  /** Largest WebSocket message from a reporter, bytes. @default 134217728 (128 MiB) */
+  maxIngestPayload?: number;
+  /** @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Reported by `/api/health`. @default '0.0.0' */
+  version?: string;
+}
+
+/** A running debugger server. */
+export interface GraphmindServer {
+  readonly port: number;
+  readonly host: string;
+  /** The viewer's URL, e.g. `http://127.0.0.1:4747`. */
+  readonly url: string;
+  readonly token: string;
+  /** Where the token was written, or null when it came from GRAPHMIND_TOKEN. */
+  readonly tokenFile: string | null;
+  readonly dataDir: string;
+  /** Lines of run logs that could not be read on load (a torn last line, say). */
+  readonly skippedLogLines: number;
+  close(): Promise<void>;
+}
+
+/** A problem that stops the server from starting, with a one-line message. */
+export class ServeError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'EADDRINUSE' | 'EHOST' | 'ELISTEN',
+  ) {
+    super(message);
+    this.name = 'ServeError';
+  }
+}
+
+function reject(socket: Duplex, status: 401 | 403 | 404): void {
+  const text = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status];
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+/**
+ * Start `graphmind serve`: the REST control API, the live feed, the ingest
+ * socket for reporters, the viewer, and the run store. Every request and
+ * upgrade passes the Host and Origin checks before routing, and every API,
+ * feed and ingest request needs the token.
+ */
+export async function startServer(options: ServeOptions = {}): Promise<GraphmindServer> {
+  const env = options.env ?? process.env;
+  const host = options.host ?? '127.0.0.1';
+  const bindHost = host === '[::1]' ? '::1' : host;
+  if (!LOOPBACK_HOSTS.includes(bindHost)) {
+    throw new ServeError(
+      `--host must be a loopback address (127.0.0.1 or ::1), not ${JSON.stringify(host)}; to reach the debugger from another machine, use an SSH tunnel (ssh -L 4747:127.0.0.1:4747 <this machine>)`,
+      'EHOST',
+    );
+  }
+  const dataDir = options.dataDir ?? defaultDataDir(env);
+  const { token, file: tokenFile } = prepareToken(dataDir, env);
+  const store = new RunStore({ dir: join(dataDir, 'runs'), maxRuns: options.maxRuns });
+  const { skippedLines } = store.load();
+  const holds = new HoldRegistry();
+  const feed = new LiveFeed();
+  const reporters = new Set<ReporterConnection>();
+  const owners = new Map<string, ReporterConnection>();
+  let breakpoints: Breakpoints = { pauseOnError: options.pauseOnError ?? true, nodes: {} };
+  const maxBody = options.maxBody ?? 64 * 1024 * 1024;
+  let port = options.port ?? DEFAULT_PORT;
+
+  const wsOptions = { noServer: true, perMessageDeflate: false } as const;
+  const ingestServer = new WebSocketServer({ ...wsOptions, maxPayload: options.maxIngestPayload ?? 128 * 1024 * 1024 });
+  const liveServer = new WebSocketServer({ ...wsOptions, maxPayload: 64 * 1024 });
+  const ingestContext = { store, holds, feed, breakpoints: () => breakpoints };
+  const apiContext = {
+    version: options.version ?? '0.0.0',
+    store,
+    holds,
+    feed,
+    maxBody,
+    getBreakpoints: () => breakpoints,
+    setBreakpoints(next: Breakpoints) {
+      breakpoints = next;
+      for (const reporter of reporters) reporter.send({ type: 'breakpoints', breakpoints });
+      feed.broadcast({ type: 'breakpoints', breakpoints });
+    },
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!hostAllowed(req, port) || !originAllowed(req, port)) return sendError(res, 403, 'forbidden');
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const path = url.pathname;
+    if (path === '/api' || path.startsWith('/api/')) {
+      if (!tokenMatches(presentedToken(req, url, false), token)) return sendError(res, 401, 'unauthorized');
+      handleApi(req, res, path, apiContext).catch(() => {
+        if (!res.headersSent) sendError(res, 500, 'internal error');
+      });
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'method not allowed');
+    if (path === '/' || path === '/index.html') return sendIndex(res, token, port);
+    return sendAsset(res, path);
+  };
+
+  const server: Server = createServer(onRequest);
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    if (!hostAllowed(req, port) || !originAllowed(req, port)) return reject(socket, 403);
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const target = url.pathname === '/ingest' ? ingestServer : url.pathname === '/api/live' ? liveServer : undefined;
+    if (target === undefined) return reject(socket, 404);
+    if (!tokenMatches(presentedToken(req, url, true), token)) return reject(socket, 401);
+    target.handleUpgrade(req, socket, head, (ws) => {
+      if (target === ingestServer) {
+        const connection = new ReporterConnection(ws, ingestContext, owners);
+        reporters.add(connection);
+        ws.on('close', () => reporters.delete(connection));
+      } else {
+        feed.add(ws, { type: 'snapshot', runs: store.list(), breakpoints, holds: holds.list() });
+      }
+    });
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+
+  await new Promise<void>((resolve, rejectListen) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      if (error.code === 'EADDRINUSE') {
+        rejectListen(
+          new ServeError(
+            `port ${port} on ${bindHost} is already in use — is another graphmind running? Stop it, or choose another port with --port`,
+            'EADDRINUSE',
+          ),
+        );
+      } else {
+        rejectListen(new ServeError(`cannot listen on ${bindHost}:${port}: ${error.message}`, 'ELISTEN'));
+      }
+    };
+    server.once('error', onError);
+    server.listen(port, bindHost, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address !== null && typeof address === 'object') port = address.port;
+  const urlHost = bindHost === '::1' ? '[::1]' : bindHost;
+
+  return {
+    port,
+    host: bindHost,
+    url: `http://${urlHost}:${port}`,
+    token,
+    tokenFile,
+    dataDir,
+    skippedLogLines: skippedLines,
+    async close() {
+      feed.closeAll();
+      for (const ws of ingestServer.clients) ws.terminate();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await store.close();
+    },
+  };
+}

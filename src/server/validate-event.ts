@@ -1,0 +1,77 @@
+import { RUN_ID_PATTERN, type RunEvent } from '../report/events.js';
+
+const KINDS = new Set(['server', 'tool', 'resource', 'prompt', 'llm', 'custom']);
+const GATES = new Set(['before', 'after', 'error']);
+const ACTIONS = new Set(['continue', 'inject', 'retry', 'abort']);
+const MAX_ID = 1024;
+
+type Fields = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Fields => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isText = (v: unknown, max = MAX_ID): v is string => typeof v === 'string' && v.length > 0 && v.length <= max;
+
+function validNode(node: unknown): boolean {
+  if (!isObject(node)) return false;
+  return (
+    isText(node.nodeId) &&
+    typeof node.kind === 'string' &&
+    KINDS.has(node.kind) &&
+    (node.parent === null || isText(node.parent)) &&
+    typeof node.label === 'string'
+  );
+}
+
+/**
+ * Check one event from a reporter. Returns it typed, or undefined if any
+ * field is missing or of the wrong shape (the connection is then closed).
+ */
+export function validateEvent(value: unknown): RunEvent | undefined {
+  if (!isObject(value)) return undefined;
+  const e = value;
+  if (typeof e.type !== 'string' || typeof e.runId !== 'string' || !RUN_ID_PATTERN.test(e.runId)) return undefined;
+  if (!Number.isSafeInteger(e.seq) || (e.seq as number) < 0 || !Number.isFinite(e.t)) return undefined;
+  let ok: boolean;
+  switch (e.type) {
+    case 'run.started':
+      ok = typeof e.name === 'string' && typeof e.source === 'string' && isObject(e.meta);
+      break;
+    case 'run.meta':
+      ok = isObject(e.meta);
+      break;
+    case 'run.finished':
+      ok = e.status === 'ok' || e.status === 'error';
+      break;
+    case 'instance.started':
+      ok = isText(e.instanceId) && validNode(e.node);
+      break;
+    case 'instance.finished':
+    case 'instance.reopened':
+      ok = isText(e.instanceId);
+      break;
+    case 'instance.error':
+      ok = isText(e.instanceId) && isObject(e.error) && typeof e.error.name === 'string' && typeof e.error.message === 'string';
+      break;
+    case 'log':
+      ok = isText(e.nodeId) && typeof e.stream === 'string' && typeof e.text === 'string';
+      break;
+    case 'events.dropped':
+      ok = Number.isSafeInteger(e.count) && (e.count as number) >= 0;
+      break;
+    case 'hold.opened':
+      ok =
+        typeof e.holdId === 'string' &&
+        RUN_ID_PATTERN.test(e.holdId) &&
+        isText(e.nodeId) &&
+        isText(e.instanceId) &&
+        typeof e.gate === 'string' &&
+        GATES.has(e.gate) &&
+        typeof e.method === 'string';
+      break;
+    case 'hold.released':
+      ok = typeof e.holdId === 'string' && typeof e.action === 'string' && ACTIONS.has(e.action);
+      break;
+    default:
+      ok = false;
+  }
+  return ok ? (value as unknown as RunEvent) : undefined;
+}

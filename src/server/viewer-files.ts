@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sendError } from './http-util.js';
+import { COMMON_HEADERS, viewerCsp } from './security.js';
+
+/** Where the built viewer lives (`dist/viewer`). */
+export const VIEWER_DIR = fileURLToPath(new URL('../viewer/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.map': 'application/json; charset=utf-8',
+};
+
+const TOKEN_SLOT = '<meta name="graphmind-token" content="">';
+
+const PLACEHOLDER = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">${TOKEN_SLOT}<title>GraphMind</title></head>
+<body><h1>GraphMind</h1><p>The debugger is running. The control API is under <code>/api</code>;
+see docs/control-api.md. Point your MCP host at <code>graphmind mcp-proxy -- &lt;your server command&gt;</code>.</p></body></html>
+`;
+
+function indexHtml(): string {
+  try {
+    return readFileSync(join(VIEWER_DIR, 'index.html'), 'utf8');
+  } catch {
+    return PLACEHOLDER;
+  }
+}
+
+/**
+ * Serve the viewer's page with the token written into it, so the bare URL
+ * opens a working viewer. Only ever sent behind the Host check, never
+ * cached, and escaped for the attribute it sits in.
+ */
+export function sendIndex(res: ServerResponse, token: string, port: number): void {
+  const escaped = token.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const html = indexHtml().replace(TOKEN_SLOT, `<meta name="graphmind-token" content="${escaped}">`);
+  res.writeHead(200, {
+    ...COMMON_HEADERS,
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': viewerCsp(port),
+    'content-length': Buffer.byteLength(html),
+  });
+  res.end(html);
+}
+
+/** Serve a static asset of the viewer (never one that carries the token). */
+export function sendAsset(res: ServerResponse, path: string): void {
+  const relative = normalize(path).replace(/^[/\\]+/, '');
+  const type = TYPES[extname(relative)];
+  if (type === undefined || relative.startsWith('..') || relative.includes('\0') || relative === 'index.html') {
+    return sendError(res, 404, 'not found');
+  }
+  let body: Buffer;
+  try {
+    body = readFileSync(join(VIEWER_DIR, relative));
+  } catch {
+    return sendError(res, 404, 'not found');
+  }
+  res.writeHead(200, {
+    ...COMMON_HEADERS,
+    'content-type': type,
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+    'content-length': body.length,
+  });
+  res.end(body);
+}
