@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
+import { DeferredValue } from '../report/deferred.js';
 import type { InstanceError, NodeDeclaration } from '../report/events.js';
 import { HIDDEN, redactCommandLine, type HideSettings } from '../report/hide.js';
 import type { Reporter } from '../report/reporter.js';
@@ -16,11 +18,38 @@ const NOISE_INPUT_BYTES = 200;
  */
 export const MAX_RECORDED_FRAME_BYTES = 1024 * 1024;
 
-/** What is recorded for a value of `frame`: the value, or a note when the frame is too large. */
-function recorded(frame: Frame, value: unknown): unknown {
-  if (frame.raw.length <= MAX_RECORDED_FRAME_BYTES) return value;
-  return { '[graphmind]': 'not recorded: the frame is larger than 1 MiB', bytes: frame.raw.length };
+/**
+ * What is recorded for one field of `frame`'s message: parsed only when the
+ * event is sent, or a note instead when the frame is too large.
+ */
+function recorded(frame: Frame, pick: (message: Record<string, unknown>) => unknown): unknown {
+  if (frame.raw.length > MAX_RECORDED_FRAME_BYTES) {
+    return { '[graphmind]': 'not recorded: the frame is larger than 1 MiB', bytes: frame.raw.length };
+  }
+  return new DeferredValue(frame.raw.length, () => {
+    const message = messageOf(frame);
+    return message === undefined ? undefined : pick(message);
+  });
 }
+
+/** The longest nodeId `graphmind serve` accepts; a longer one would get the whole batch rejected. */
+export const MAX_NODE_ID_LENGTH = 1024;
+
+/**
+ * The node as declared to the debugger: a nodeId too long for it (a tool
+ * name or resource URI of kilobytes) is shortened, stably, to a prefix and
+ * a hash of the whole id, so one such call neither breaks the report nor
+ * merges with another node.
+ */
+function declared(node: NodeDeclaration): NodeDeclaration {
+  if (node.nodeId.length <= MAX_NODE_ID_LENGTH) return node;
+  const hash = createHash('sha256').update(node.nodeId).digest('hex').slice(0, 16);
+  const label = node.label.length > 200 ? `${node.label.slice(0, 199)}…` : node.label;
+  return { ...node, nodeId: `${node.nodeId.slice(0, 1000)}…#${hash}`, label };
+}
+
+const pickParams = (message: Record<string, unknown>): unknown => message.params;
+const pickResult = (message: Record<string, unknown>): unknown => message.result;
 
 const PROTOCOL_NODE: NodeDeclaration = { nodeId: PROTOCOL_NODE_ID, kind: 'custom', parent: SESSION_NODE_ID, label: 'protocol' };
 
@@ -51,7 +80,8 @@ function contentText(result: Record<string, unknown>): string {
   const content = result.content;
   if (!Array.isArray(content)) return 'the tool reported an error';
   const texts = content.filter((block) => record(block) && typeof block.text === 'string').map((block) => (block as { text: string }).text);
-  return texts.length > 0 ? texts.join('\n') : 'the tool reported an error';
+  const text = texts.length > 0 ? texts.join('\n') : 'the tool reported an error';
+  return text.length > 4000 ? `${text.slice(0, 4000)}…` : text;
 }
 
 /** A short label for the session: the command and the file names of path arguments. */
@@ -198,19 +228,19 @@ export class GraphRecorder {
       this.#calls++;
     }
     const instanceId = this.#nextId();
-    const params = messageOf(frame)?.params;
     this.#reporter.send(this.runId, {
       type: 'instance.started',
       instanceId,
-      node,
-      input: this.#hide.inputs ? HIDDEN : recorded(frame, params),
+      node: declared(node),
+      input: this.#hide.inputs ? HIDDEN : recorded(frame, pickParams),
     });
     if (frame.type === 'notification') {
       this.#reporter.send(this.runId, { type: 'instance.finished', instanceId });
       return;
     }
     this.#open.set(frame, instanceId);
-    if (frame.method === 'initialize' && record(params)) {
+    const params = frame.method === 'initialize' ? messageOf(frame)?.params : undefined;
+    if (record(params)) {
       this.#reporter.send(this.runId, { type: 'run.meta', meta: { clientInfo: params.clientInfo, requestedProtocolVersion: params.protocolVersion } });
     }
   }
@@ -222,10 +252,9 @@ export class GraphRecorder {
     if (instanceId === undefined) return;
     this.#open.delete(request);
     const protocol = request.node?.parent === PROTOCOL_NODE_ID;
-    const message = messageOf(frame);
     if (frame.type === 'error') {
       if (protocol) this.#errors++;
-      const rpc = message?.error ?? {};
+      const rpc = messageOf(frame)?.error ?? {};
       this.#reporter.send(this.runId, {
         type: 'instance.error',
         instanceId,
@@ -233,20 +262,23 @@ export class GraphRecorder {
       });
       return;
     }
-    const result = message?.result;
-    if (record(result) && (request.method === 'initialize' || request.method === 'server/discover')) {
-      this.#reporter.send(this.runId, { type: 'run.meta', meta: { protocolVersion: result.protocolVersion, serverInfo: result.serverInfo } });
+    if (request.method === 'initialize' || request.method === 'server/discover') {
+      const result = messageOf(frame)?.result;
+      if (record(result)) {
+        this.#reporter.send(this.runId, { type: 'run.meta', meta: { protocolVersion: result.protocolVersion, serverInfo: result.serverInfo } });
+      }
     }
     const hideResult = this.#hide.toolResults && request.method === 'tools/call';
-    const output = hideResult ? HIDDEN : recorded(frame, result);
-    if (frame.isError === true && record(result)) {
+    const output = hideResult ? HIDDEN : recorded(frame, pickResult);
+    if (frame.isError === true) {
       if (protocol) this.#errors++;
-      this.#reporter.send(this.runId, {
-        type: 'instance.error',
-        instanceId,
-        output,
-        error: { name: 'ToolError', message: hideResult ? 'the tool reported an error (content hidden)' : contentText(result) },
-      });
+      const message = hideResult
+        ? 'the tool reported an error (content hidden)'
+        : new DeferredValue(0, () => {
+            const result = messageOf(frame)?.result;
+            return record(result) ? contentText(result) : 'the tool reported an error';
+          });
+      this.#reporter.send(this.runId, { type: 'instance.error', instanceId, output, error: { name: 'ToolError', message: message as string } });
       return;
     }
     this.#reporter.send(this.runId, { type: 'instance.finished', instanceId, output });
@@ -258,7 +290,11 @@ export class GraphRecorder {
     if (this.#noise > MAX_NOISE_INSTANCES) return;
     let end = frame.raw.length;
     while (end > 0 && (frame.raw[end - 1] === 0x0a || frame.raw[end - 1] === 0x0d)) end--;
-    const text = frame.raw.subarray(0, Math.min(end, NOISE_INPUT_BYTES)).toString('utf8');
+    let cut = Math.min(end, NOISE_INPUT_BYTES);
+    // Cut on a character boundary: a split UTF-8 sequence would decode to
+    // U+FFFD (3 bytes) and push the input past its bound.
+    if (cut < end) while (cut > 0 && ((frame.raw[cut] as number) & 0xc0) === 0x80) cut--;
+    const text = frame.raw.subarray(0, cut).toString('utf8');
     const instanceId = this.#nextId();
     this.#reporter.send(this.runId, { type: 'instance.started', instanceId, node: STDOUT_NOISE_NODE, input: text });
     this.#reporter.send(this.runId, {

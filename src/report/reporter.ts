@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { DEFAULT_PORT, defaultDataDir, readToken } from './config.js';
+import { deferredBytes } from './deferred.js';
 import type { Breakpoints, HoldAction, RunEvent, RunStartedEvent, ServerToReporter } from './events.js';
 
 /** An event as handed to the reporter: it adds `runId`, `seq` and `t`. */
@@ -17,6 +18,8 @@ export interface ReporterOptions {
   env?: NodeJS.ProcessEnv;
   /** Events kept while detached or behind; beyond it the oldest are dropped (and counted). @default 50000 */
   maxBufferedEvents?: number;
+  /** Bytes of frames those events may hold on to (see DeferredValue); beyond it the oldest are dropped. @default 67108864 */
+  maxBufferedBytes?: number;
   /** Socket bytes in flight before the reporter stops sending and buffers instead. @default 4194304 */
   maxInFlightBytes?: number;
   /** First reconnect delay, doubled up to 5 s. @default 250 */
@@ -37,6 +40,12 @@ export const DEFAULT_BREAKPOINTS: Breakpoints = Object.freeze({ pauseOnError: tr
 
 const MAX_BATCH = 1000;
 const MAX_RECONNECT_MS = 5000;
+
+function validBreakpoints(value: unknown): value is Breakpoints {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { pauseOnError, nodes } = value as Record<string, unknown>;
+  return typeof pauseOnError === 'boolean' && nodes !== null && typeof nodes === 'object' && !Array.isArray(nodes);
+}
 
 /** A fresh, unguessable run id. */
 export function newRunId(): string {
@@ -62,6 +71,9 @@ export class Reporter extends EventEmitter {
   breakpoints: Breakpoints = DEFAULT_BREAKPOINTS;
   readonly #env: NodeJS.ProcessEnv;
   readonly #maxBuffered: number;
+  readonly #maxBufferedBytes: number;
+  #bufferedBytes = 0;
+  #weights: number[] = [];
   readonly #maxInFlight: number;
   readonly #reconnectBase: number;
   #queue: RunEvent[] = [];
@@ -69,6 +81,8 @@ export class Reporter extends EventEmitter {
   #seq = new Map<string, number>();
   #started = new Map<string, RunStartedEvent>();
   #dropped = new Map<string, number>();
+  /** run.started events dropped from the buffer for runs that have finished since (so are not reclaimed). */
+  #droppedStarts = new Map<string, RunStartedEvent>();
   #ws: WebSocket | undefined;
   #attached = false;
   #closed = false;
@@ -82,6 +96,7 @@ export class Reporter extends EventEmitter {
     this.port = options.port ?? DEFAULT_PORT;
     this.dataDir = options.dataDir ?? defaultDataDir(this.#env);
     this.#maxBuffered = options.maxBufferedEvents ?? 50_000;
+    this.#maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1024 * 1024;
     this.#maxInFlight = options.maxInFlightBytes ?? 4 * 1024 * 1024;
     this.#reconnectBase = options.reconnectMs ?? 250;
     this.#reconnectDelay = this.#reconnectBase;
@@ -119,7 +134,13 @@ export class Reporter extends EventEmitter {
     full.seq = seq;
     full.t = Date.now();
     // A finished run is not reclaimed on reconnect.
-    if (full.type === 'run.finished') this.#started.delete(runId);
+    if (full.type === 'run.finished') {
+      const start = this.#started.get(runId);
+      this.#started.delete(runId);
+      // Its run.started may already have been dropped from the buffer: keep
+      // it, so the run still exists when the rest arrives.
+      if (start !== undefined && !this.#attached && this.#dropped.has(runId)) this.#droppedStarts.set(runId, start);
+    }
     this.#push(full);
   }
 
@@ -171,8 +192,11 @@ export class Reporter extends EventEmitter {
   }
 
   #push(event: RunEvent): void {
+    const weight = deferredBytes(event);
     this.#queue.push(event);
-    if (this.pending > this.#maxBuffered) this.#dropOldest();
+    this.#weights.push(weight);
+    this.#bufferedBytes += weight;
+    while (this.pending > this.#maxBuffered || (this.#bufferedBytes > this.#maxBufferedBytes && this.pending > 1)) this.#dropOldest();
     this.#scheduleDrain();
   }
 
@@ -180,10 +204,13 @@ export class Reporter extends EventEmitter {
     // The run.started of each run is kept aside and re-sent on attach, so
     // dropping from the front never loses a run, only some of its history.
     const event = this.#queue[this.#head] as RunEvent;
+    this.#bufferedBytes -= this.#weights[this.#head] ?? 0;
     this.#head++;
     if (event.type !== 'run.started') this.#dropped.set(event.runId, (this.#dropped.get(event.runId) ?? 0) + 1);
+    else if (!this.#started.has(event.runId)) this.#droppedStarts.set(event.runId, event);
     if (this.#head > 4096 && this.#head * 2 > this.#queue.length) {
       this.#queue = this.#queue.slice(this.#head);
+      this.#weights = this.#weights.slice(this.#head);
       this.#head = 0;
     }
   }
@@ -201,24 +228,33 @@ export class Reporter extends EventEmitter {
     const ws = this.#ws;
     if (!this.#attached || ws === undefined) return;
     try {
-      while (this.pending > 0 || this.#dropped.size > 0) {
+      while (this.pending > 0 || this.#dropped.size > 0 || this.#droppedStarts.size > 0) {
         if (ws.bufferedAmount > this.#maxInFlight) {
           // The server is behind: keep buffering (bounded) and look again soon.
           setTimeout(() => this.#scheduleDrain(), 20).unref();
           return;
         }
         const batch: RunEvent[] = [];
+        // A run whose run.started was dropped (and that is not reclaimed on
+        // attach because it has finished) is started again first.
+        for (const start of this.#droppedStarts.values()) batch.push(start);
+        this.#droppedStarts.clear();
         for (const [runId, count] of this.#dropped) {
-          const seq = (this.#seq.get(runId) ?? 1) + 1;
-          this.#seq.set(runId, seq);
-          batch.push({ type: 'events.dropped', runId, seq, t: Date.now(), count });
+          // Out of sequence (seq 0): a fresh seq would be higher than those
+          // of the buffered events behind it, and the server would take them
+          // all for repeats and ignore them.
+          batch.push({ type: 'events.dropped', runId, seq: 0, t: Date.now(), count });
         }
         this.#dropped.clear();
         const end = Math.min(this.#queue.length, this.#head + MAX_BATCH);
-        for (let i = this.#head; i < end; i++) batch.push(this.#queue[i] as RunEvent);
+        for (let i = this.#head; i < end; i++) {
+          batch.push(this.#queue[i] as RunEvent);
+          this.#bufferedBytes -= this.#weights[i] ?? 0;
+        }
         this.#head = end;
         if (this.#head === this.#queue.length) {
           this.#queue = [];
+          this.#weights = [];
           this.#head = 0;
         }
         ws.send(JSON.stringify(batch));
@@ -291,9 +327,13 @@ export class Reporter extends EventEmitter {
     }
     try {
       if (message.type === 'breakpoints') {
+        // Only a well-formed value replaces the current one: a garbled
+        // message must not leave the gates reading a broken object.
+        if (!validBreakpoints(message.breakpoints)) return;
         this.breakpoints = message.breakpoints;
         this.emit('breakpoints', message.breakpoints);
       } else if (message.type === 'decision') {
+        if (typeof message.holdId !== 'string' || typeof message.action !== 'string') return;
         const decision: DecisionMessage = { holdId: message.holdId, action: message.action, value: message.value };
         this.emit('decision', decision);
       }

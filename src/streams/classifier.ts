@@ -1,8 +1,8 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { Correlator } from './correlator.js';
-import { keysAt, scanEnvelope, valueAt, valueIs } from './envelope.js';
+import { memberRange, scanEnvelope, valueAt, valueIs } from './envelope.js';
 import type { Direction, Frame, FrameBatch, JsonRpcId } from './frame.js';
-import { STDOUT_NOISE_NODE, nodeForMethod } from './node-naming.js';
+import { STDOUT_NOISE_NODE, namingParam, nodeForMethod } from './node-naming.js';
 
 /** Options for {@link Classifier}. */
 export interface ClassifierOptions {
@@ -84,8 +84,8 @@ function isJsonRpcArray(raw: Buffer): boolean {
  */
 export function classify(frame: Frame, correlator: Correlator): Frame {
   const raw = frame.raw;
-  const keys = scanEnvelope(raw);
-  if (keys === undefined) {
+  const env = scanEnvelope(raw);
+  if (env === undefined) {
     let first = 0;
     while (first < raw.length && (raw[first] === 0x20 || raw[first] === 0x09)) first++;
     if (raw[first] === 0x5b && isJsonRpcArray(raw)) {
@@ -94,26 +94,30 @@ export function classify(frame: Frame, correlator: Correlator): Frame {
     }
     return markNoise(frame);
   }
-  if (!valueIs(raw, keys.get('jsonrpc'), '"2.0"')) return markNoise(frame);
-  const methodRange = keys.get('method');
-  const idRange = keys.get('id');
-  if (methodRange !== undefined) {
-    const method = valueAt(raw, methodRange);
+  if (!valueIs(raw, env.jsonrpc, env.jsonrpcEnd, '"2.0"')) return markNoise(frame);
+  if (env.method !== -1) {
+    const method = valueAt(raw, env.method, env.methodEnd);
     if (typeof method !== 'string') return markNoise(frame);
     frame.method = method;
-    frame.node = nodeForMethod(method, frame.direction, (name: string) => valueAt(raw, keysAt(raw, keys.get('params'))?.get(name)));
-    if (idRange === undefined) {
+    const key = namingParam(method, frame.direction);
+    let params: Record<string, unknown> | undefined;
+    if (key !== undefined) {
+      const range = memberRange(raw, env.params, env.paramsEnd, key);
+      params = { [key]: range === undefined ? undefined : valueAt(raw, range[0], range[1]) };
+    }
+    frame.node = nodeForMethod(method, frame.direction, params);
+    if (env.id === -1) {
       frame.type = 'notification';
     } else {
       frame.type = 'request';
-      frame.id = valueAt(raw, idRange) as JsonRpcId;
+      frame.id = valueAt(raw, env.id, env.idEnd) as JsonRpcId;
       correlator.track(frame);
     }
     return frame;
   }
-  const hasResult = keys.has('result');
-  if (idRange !== undefined && (hasResult || keys.has('error'))) {
-    const id = valueAt(raw, idRange) as JsonRpcId;
+  const hasResult = env.result !== -1;
+  if (env.id !== -1 && (hasResult || env.error !== -1)) {
+    const id = valueAt(raw, env.id, env.idEnd) as JsonRpcId;
     frame.type = hasResult ? 'response' : 'error';
     frame.id = id;
     const request = correlator.take(frame.direction, id);
@@ -121,8 +125,9 @@ export function classify(frame: Frame, correlator: Correlator): Frame {
       frame.request = request;
       frame.method = request.method;
       frame.node = request.node;
-      if (hasResult && request.method === 'tools/call' && valueIs(raw, keysAt(raw, keys.get('result'))?.get('isError'), 'true')) {
-        frame.isError = true;
+      if (hasResult && request.method === 'tools/call') {
+        const isError = memberRange(raw, env.result, env.resultEnd, 'isError');
+        if (isError !== undefined && valueIs(raw, isError[0], isError[1], 'true')) frame.isError = true;
       }
     }
     return frame;

@@ -32,6 +32,13 @@ function skipSpace(buf: Buffer, i: number, end: number): number {
 
 /** End of the string starting at `i` (a quote), just past its closing quote; -1 if unterminated. */
 function skipString(buf: Buffer, i: number, end: number): number {
+  // Short strings (keys, ids, methods) are cheaper to walk than to search.
+  const near = Math.min(end, i + 48);
+  for (let k = i + 1; k < near; k++) {
+    const byte = buf[k];
+    if (byte === QUOTE) return k + 1;
+    if (byte === BACKSLASH) break;
+  }
   let at = i + 1;
   for (;;) {
     const quote = buf.indexOf(QUOTE, at);
@@ -83,13 +90,16 @@ export function skipValue(buf: Buffer, i: number, end: number, depth = 0): numbe
   return -1;
 }
 
+/** Receives each top-level key of an object (as byte offsets) with its value's range. */
+export type KeyVisitor = (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void;
+
 /**
- * Scan the object starting at `i` (an opening brace). When `keys` is given,
- * record the value range of each top-level key in it. Returns the index just
- * past the closing brace, or -1 if malformed. A key written with escapes is
- * recorded under its raw spelling, so it never matches a plain name.
+ * Scan the object starting at `i` (an opening brace), calling `visit` for
+ * each top-level key. Returns the index just past the closing brace, or -1
+ * if malformed. Keys are passed as raw byte ranges (between the quotes):
+ * nothing is decoded unless the caller wants it.
  */
-export function scanObject(buf: Buffer, i: number, end: number, keys: KeyRanges | undefined, depth = 0): number {
+export function scanObject(buf: Buffer, i: number, end: number, visit: KeyVisitor | undefined, depth = 0): number {
   if (depth >= MAX_DEPTH) return -1;
   let at = skipSpace(buf, i + 1, end);
   if (buf[at] === 0x7d) return at + 1;
@@ -104,7 +114,7 @@ export function scanObject(buf: Buffer, i: number, end: number, keys: KeyRanges 
     const valueStart = at;
     at = skipValue(buf, at, end, depth);
     if (at === -1) return -1;
-    if (keys !== undefined) keys.set(buf.toString('latin1', keyStart, keyEnd - 1), [valueStart, at]);
+    if (visit !== undefined) visit(keyStart, keyEnd - 1, valueStart, at);
     at = skipSpace(buf, at, end);
     if (buf[at] === 0x7d) return at + 1;
     if (buf[at] !== 0x2c) return -1;
@@ -112,39 +122,146 @@ export function scanObject(buf: Buffer, i: number, end: number, keys: KeyRanges 
   }
 }
 
-/**
- * The top-level keys of a line that holds exactly one JSON object (with
- * optional surrounding whitespace), or undefined if it does not.
- */
-export function scanEnvelope(buf: Buffer): KeyRanges | undefined {
-  const start = skipSpace(buf, 0, buf.length);
-  if (buf[start] !== 0x7b) return undefined;
-  const keys: KeyRanges = new Map();
-  const after = scanObject(buf, start, buf.length, keys);
-  if (after === -1 || skipSpace(buf, after, buf.length) !== buf.length) return undefined;
-  return keys;
+/** True if the bytes `[start, end)` spell `word` (ASCII). */
+export function bytesAre(buf: Buffer, start: number, end: number, word: string): boolean {
+  if (end - start !== word.length) return false;
+  for (let k = 0; k < word.length; k++) if (buf[start + k] !== word.charCodeAt(k)) return false;
+  return true;
 }
 
-/** Parse the value in `range` (a small one: an id, a method, a flag). */
-export function valueAt(buf: Buffer, range: [number, number] | undefined): unknown {
-  if (range === undefined) return undefined;
+/**
+ * The envelope of a JSON-RPC message: where the values of its top-level
+ * members are, as byte ranges (`-1` when absent). Offsets, not strings, so
+ * reading an envelope allocates one small object.
+ */
+export class Envelope {
+  jsonrpc = -1;
+  jsonrpcEnd = -1;
+  id = -1;
+  idEnd = -1;
+  method = -1;
+  methodEnd = -1;
+  params = -1;
+  paramsEnd = -1;
+  result = -1;
+  resultEnd = -1;
+  error = -1;
+  errorEnd = -1;
+}
+
+/**
+ * The envelope of a line that holds exactly one JSON object (with optional
+ * surrounding whitespace), or undefined if it does not.
+ */
+export function scanEnvelope(buf: Buffer): Envelope | undefined {
+  const length = buf.length;
+  let at = skipSpace(buf, 0, length);
+  if (buf[at] !== 0x7b) return undefined;
+  const env = new Envelope();
+  // The top level of scanObject, unrolled so that recording the six members
+  // we care about costs no closure and no allocation per key.
+  at = skipSpace(buf, at + 1, length);
+  if (buf[at] !== 0x7d) {
+    for (;;) {
+      if (buf[at] !== QUOTE) return undefined;
+      const keyEnd = skipString(buf, at, length);
+      if (keyEnd === -1) return undefined;
+      const ks = at + 1;
+      const ke = keyEnd - 1;
+      at = skipSpace(buf, keyEnd, length);
+      if (buf[at] !== 0x3a) return undefined;
+      at = skipSpace(buf, at + 1, length);
+      const vs = at;
+      at = skipValue(buf, at, length, 0);
+      if (at === -1) return undefined;
+      switch (ke - ks) {
+        case 2:
+          if (buf[ks] === 0x69 && buf[ks + 1] === 0x64) {
+            env.id = vs;
+            env.idEnd = at;
+          }
+          break;
+        case 5:
+          if (bytesAre(buf, ks, ke, 'error')) {
+            env.error = vs;
+            env.errorEnd = at;
+          }
+          break;
+        case 6:
+          if (bytesAre(buf, ks, ke, 'method')) {
+            env.method = vs;
+            env.methodEnd = at;
+          } else if (bytesAre(buf, ks, ke, 'params')) {
+            env.params = vs;
+            env.paramsEnd = at;
+          } else if (bytesAre(buf, ks, ke, 'result')) {
+            env.result = vs;
+            env.resultEnd = at;
+          }
+          break;
+        case 7:
+          if (bytesAre(buf, ks, ke, 'jsonrpc')) {
+            env.jsonrpc = vs;
+            env.jsonrpcEnd = at;
+          }
+          break;
+      }
+      at = skipSpace(buf, at, length);
+      if (buf[at] === 0x7d) break;
+      if (buf[at] !== 0x2c) return undefined;
+      at = skipSpace(buf, at + 1, length);
+    }
+  }
+  return skipSpace(buf, at + 1, length) === length ? env : undefined;
+}
+
+/**
+ * Within the object whose value spans `[start, end)`, the range of the value
+ * of `key`; undefined if the value is not an object or has no such key.
+ */
+export function memberRange(buf: Buffer, start: number, end: number, key: string): [number, number] | undefined {
+  if (start < 0 || buf[start] !== 0x7b) return undefined;
+  let found: [number, number] | undefined;
+  const ok = scanObject(buf, start, end, (ks, ke, vs, ve) => {
+    if (found === undefined && bytesAre(buf, ks, ke, key)) found = [vs, ve];
+  });
+  return ok === -1 ? undefined : found;
+}
+
+/**
+ * Decode a small value: a string without escapes and a plain integer are
+ * read straight from the bytes; anything else goes through JSON.parse.
+ */
+export function valueAt(buf: Buffer, start: number, end: number): unknown {
+  if (start < 0) return undefined;
+  const first = buf[start] as number;
+  if (first === QUOTE) {
+    const close = end - 1;
+    if (buf.indexOf(BACKSLASH, start + 1) === -1 || buf.indexOf(BACKSLASH, start + 1) >= close) {
+      return buf.toString('utf8', start + 1, close);
+    }
+  } else if (end - start <= 15 && ((first >= 0x30 && first <= 0x39) || first === 0x2d)) {
+    let value = 0;
+    let k = first === 0x2d ? start + 1 : start;
+    let plain = k < end;
+    for (; k < end; k++) {
+      const digit = (buf[k] as number) - 0x30;
+      if (digit < 0 || digit > 9) {
+        plain = false;
+        break;
+      }
+      value = value * 10 + digit;
+    }
+    if (plain) return first === 0x2d ? -value : value;
+  }
   try {
-    return JSON.parse(buf.toString('utf8', range[0], range[1]));
+    return JSON.parse(buf.toString('utf8', start, end));
   } catch {
     return undefined;
   }
 }
 
-/** True if the value in `range` is exactly the given ASCII text (e.g. `"2.0"`, `true`). */
-export function valueIs(buf: Buffer, range: [number, number] | undefined, text: string): boolean {
-  if (range === undefined || range[1] - range[0] !== text.length) return false;
-  for (let k = 0; k < text.length; k++) if (buf[range[0] + k] !== text.charCodeAt(k)) return false;
-  return true;
-}
-
-/** The value ranges of the keys of the object in `range`, if it is one. */
-export function keysAt(buf: Buffer, range: [number, number] | undefined): KeyRanges | undefined {
-  if (range === undefined || buf[range[0]] !== 0x7b) return undefined;
-  const keys: KeyRanges = new Map();
-  return scanObject(buf, range[0], range[1], keys) === -1 ? undefined : keys;
+/** True if the value in `[start, end)` is exactly the given ASCII text (e.g. `"2.0"`, `true`). */
+export function valueIs(buf: Buffer, start: number, end: number, text: string): boolean {
+  return start >= 0 && bytesAre(buf, start, end, text);
 }

@@ -58,18 +58,21 @@ export class FrameWriter extends Writable {
     }
     this.#cork();
     let ok = true;
-    let run: Buffer | undefined;
+    // Adjacent slices of the same chunk are written as one wider view of
+    // it: no copy, one write.
+    let first: Buffer | undefined;
+    let length = 0;
     for (const frame of batch) {
       const raw = frame.raw;
-      if (run !== undefined && raw.buffer === run.buffer && raw.byteOffset === run.byteOffset + run.length) {
-        // Adjacent slices of the same chunk: widen the view instead of copying.
-        run = Buffer.from(run.buffer, run.byteOffset, run.length + raw.length);
+      if (first !== undefined && raw.buffer === first.buffer && raw.byteOffset === first.byteOffset + length) {
+        length += raw.length;
         continue;
       }
-      if (run !== undefined) ok = dest.write(run);
-      run = raw;
+      if (first !== undefined) ok = dest.write(length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length));
+      first = raw;
+      length = raw.length;
     }
-    if (run !== undefined) ok = dest.write(run);
+    if (first !== undefined) ok = dest.write(length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length));
     if (ok) {
       callback();
       return;

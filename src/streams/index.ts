@@ -14,6 +14,7 @@ export {
 } from './create-relay.js';
 export {
   nodeForMethod,
+  namingParam,
   SESSION_NODE_ID,
   PROTOCOL_NODE_ID,
   STDOUT_NOISE_NODE_ID,

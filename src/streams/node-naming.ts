@@ -30,13 +30,20 @@ function protocolNode(method: string): NodeRef {
   }));
 }
 
-/** Reads one field of a request's params; lazily, so only the methods that need one pay for it. */
-export type ParamReader = (name: string) => unknown;
+/**
+ * The one field of a request's params that names its node (`name` or
+ * `uri`), or undefined when the method's node does not depend on params.
+ */
+export function namingParam(method: string, direction: Direction): 'name' | 'uri' | undefined {
+  if (direction !== 'client-to-server') return undefined;
+  if (method === 'tools/call' || method === 'prompts/get') return 'name';
+  if (method === 'resources/read') return 'uri';
+  return undefined;
+}
 
-function stringParam(params: ParamReader | unknown, key: string): string | undefined {
-  let value: unknown;
-  if (typeof params === 'function') value = (params as ParamReader)(key);
-  else if (params !== null && typeof params === 'object') value = (params as Record<string, unknown>)[key];
+function stringParam(params: unknown, key: string): string | undefined {
+  if (params === null || typeof params !== 'object') return undefined;
+  const value = (params as Record<string, unknown>)[key];
   return typeof value === 'string' ? value : undefined;
 }
 
@@ -44,10 +51,10 @@ function stringParam(params: ParamReader | unknown, key: string): string | undef
  * The graph node a request or notification belongs to, by the proxy's
  * naming table. Work calls sit under the session; everything else is
  * protocol traffic. Direction matters: a `tools/call` sent by the server to
- * the client is protocol, not a tool call. `params` is the request's params
- * object, or a function that reads one field of it.
+ * the client is protocol, not a tool call. `params` needs only the field
+ * {@link namingParam} names.
  */
-export function nodeForMethod(method: string, direction: Direction, params: ParamReader | unknown): NodeRef {
+export function nodeForMethod(method: string, direction: Direction, params: unknown): NodeRef {
   if (direction === 'client-to-server') {
     switch (method) {
       case 'tools/call': {
