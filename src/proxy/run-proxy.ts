@@ -5,6 +5,7 @@ import { createRelay, type Relay } from '../streams/create-relay.js';
 import type { Frame } from '../streams/frame.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
 import * as messages from './messages.js';
+import { SPAWN_FAILURE_ATTACH_MS, startSessionReport } from './session-report.js';
 import { createStderrSink, type TextSink } from './stderr-sink.js';
 import { StderrTail } from './stderr-tail.js';
 import { traceLine } from './trace.js';
@@ -49,6 +50,12 @@ export interface ProxyOptions {
   stdinCloseGraceMs?: number;
   /** Between SIGTERM and SIGKILL. @default 3000 */
   killGraceMs?: number;
+  /**
+   * Report the session to `graphmind serve` on `port`. Off when
+   * `GRAPHMIND_DISABLED=1` is in `env`.
+   * @default true
+   */
+  report?: boolean;
 }
 
 /** How a proxy session ended. */
@@ -116,10 +123,22 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   const sink = options.stderr ?? createStderrSink();
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
+  const env = options.env ?? process.env;
+  const report =
+    (options.report ?? true)
+      ? startSessionReport({ command: options.command, args: options.args ?? [], port: options.port ?? 4747, env })
+      : undefined;
   const started = await startChild(options.spawn ?? nodeSpawn, options);
   if (started instanceof Error) {
     const failure = started as Error & { code?: string };
-    sink.write(`${messages.spawnFailed(options.command, { code: failure.code, message: failure.message })}\n`);
+    const line = messages.spawnFailed(options.command, { code: failure.code, message: failure.message });
+    sink.write(`${line}\n`);
+    // Give a debugger that is running a moment to attach, so the failure
+    // reaches the graph (with --wait-for-attach it already had its chance).
+    await report?.finish(
+      { spawnError: { message: line.replace(/^graphmind mcp-proxy: /, ''), code: failure.code } },
+      options.waitForAttach ? 0 : SPAWN_FAILURE_ATTACH_MS,
+    );
     await sink.flush(1000);
     return { exitCode: EXIT_CANNOT_RUN, outcome: 'spawn-failed', answered: false, stdoutNoise: 0 };
   }
@@ -131,14 +150,17 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   if (child.stderr) {
     child.stderr.on('data', (chunk: Buffer) => {
       sink.write(chunk);
-      tail.push(chunk);
+      const lines = tail.push(chunk);
+      if (report !== undefined && lines.length > 0) report.onStderr(lines);
     });
     child.stderr.on('error', () => {});
   }
 
   let answered = false;
   let noise = 0;
+  report?.recorder.onSpawned(child.pid);
   const onFrame = (frame: Frame): void => {
+    report?.onFrame(frame);
     if (options.trace) sink.write(traceLine(frame));
     if (frame.direction !== 'server-to-client') return;
     if (frame.type === 'response' || frame.type === 'error') {
@@ -216,11 +238,19 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
 
   const pending = relay.correlator.outstanding('client-to-server').length;
   const crashed = code !== 0 || signal !== null;
+  // A last stderr line without its newline is still part of the log.
+  const unterminated = tail.end();
+  if (unterminated.length > 0) report?.onStderr(unterminated);
+  const lastLines = tail.lines();
+  let early: { message: string; stderr: string[] } | undefined;
   if (!answered && !stoppedByUs && (pending > 0 || (crashed && !hostClosed))) {
-    const stderrTail = options.inheritStderr ? 'inherited' : tail.lines();
-    sink.write(`${messages.exitedEarly(code, signal, stderrTail)}\n`);
+    const stderrTail = options.inheritStderr ? 'inherited' : lastLines;
+    const text = messages.exitedEarly(code, signal, stderrTail);
+    sink.write(`${text}\n`);
+    early = { message: text.split('\n')[0]?.replace(/^graphmind mcp-proxy: /, '') ?? text, stderr: options.inheritStderr ? [] : lastLines };
   }
   if (noise > 0) sink.write(`${messages.stdoutNoiseSummary(noise)}\n`);
+  await report?.finish({ exitedEarly: early, exitCode: code, signal }, 0);
   relay.toServer.framer.destroy();
   await sink.flush(1000);
   const exitCode = signal !== null ? signalExitCode(signal) : (code ?? 1);

@@ -39,11 +39,18 @@ export class StderrTail {
     return done;
   }
 
-  /** The kept lines, oldest first, including an unfinished last line. */
-  lines(): string[] {
+  /** Finish an unterminated last line (at the end of the output); returns it, if any. */
+  end(): string[] {
     const rest = this.#partial + this.#decoder.end();
     this.#partial = '';
-    if (rest.length > 0) this.#add(rest);
+    if (rest.length === 0) return [];
+    this.#add(rest);
+    return [rest];
+  }
+
+  /** The kept lines, oldest first, including an unfinished last line. */
+  lines(): string[] {
+    this.end();
     return [...this.#lines];
   }
 
