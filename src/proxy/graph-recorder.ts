@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { DeferredValue } from '../report/deferred.js';
-import type { InstanceError, NodeDeclaration } from '../report/events.js';
+import type { GatePoint, InstanceError, NodeDeclaration } from '../report/events.js';
 import { HIDDEN, redactCommandLine, type HideSettings } from '../report/hide.js';
 import type { Reporter } from '../report/reporter.js';
 import { messageOf, type Frame } from '../streams/frame.js';
@@ -102,6 +102,7 @@ export class GraphRecorder {
   readonly #reporter: Reporter;
   readonly #hide: HideSettings;
   readonly #open = new Map<Frame, string>();
+  readonly #ids = new WeakMap<Frame, string>();
   readonly #sessionInstance: string;
   #counter = 0;
   #protocolInstance: string | undefined;
@@ -210,6 +211,39 @@ export class GraphRecorder {
     this.#finished = true;
   }
 
+  /** The instance recorded for a request or notification frame. */
+  instanceIdOf(frame: Frame): string | undefined {
+    return this.#ids.get(frame);
+  }
+
+  /**
+   * Record what a decision at a gate did to a call (`request` is the call's
+   * request or notification frame): an injected answer, an abort, or a
+   * retry that re-opens the call.
+   */
+  onDecision(request: Frame, point: GatePoint, action: 'inject' | 'abort' | 'retry', value?: unknown): void {
+    if (this.#finished) return;
+    const instanceId = this.#ids.get(request);
+    if (instanceId === undefined) return;
+    if (action === 'retry') {
+      this.#open.set(request, instanceId);
+      this.#reporter.send(this.runId, { type: 'instance.reopened', instanceId });
+      return;
+    }
+    // The call is answered here, by the debugger: it can no longer go unanswered.
+    this.#open.delete(request);
+    if (action === 'inject') {
+      const output = this.#hide.toolResults && request.method === 'tools/call' ? HIDDEN : value;
+      this.#reporter.send(this.runId, { type: 'instance.finished', instanceId, output });
+      return;
+    }
+    this.#reporter.send(this.runId, {
+      type: 'instance.error',
+      instanceId,
+      error: { name: 'Aborted', message: `aborted in the debugger at the ${point} gate`, code: -32099 },
+    });
+  }
+
   #nextId(): string {
     return `mcp_${++this.#counter}`;
   }
@@ -234,6 +268,7 @@ export class GraphRecorder {
       node: declared(node),
       input: this.#hide.inputs ? HIDDEN : recorded(frame, pickParams),
     });
+    this.#ids.set(frame, instanceId);
     if (frame.type === 'notification') {
       this.#reporter.send(this.runId, { type: 'instance.finished', instanceId });
       return;

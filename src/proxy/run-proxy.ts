@@ -9,6 +9,8 @@ import { SPAWN_FAILURE_ATTACH_MS, startSessionReport } from './session-report.js
 import { createStderrSink, type TextSink } from './stderr-sink.js';
 import { StderrTail } from './stderr-tail.js';
 import { traceLine } from './trace.js';
+import { WireGate } from './wire-gate.js';
+import { loopAllowList } from '../gates/loop-detector.js';
 
 /** The shape of `child_process.spawn` the proxy needs; injectable for tests. */
 export type SpawnFunction = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
@@ -171,7 +173,19 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   };
 
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  const wireGate =
+    report === undefined
+      ? undefined
+      : new WireGate({
+          reporter: report.reporter,
+          recorder: report.recorder,
+          sink,
+          port: options.port ?? 4747,
+          waitForAttach: options.waitForAttach ?? false,
+          loopAllow: loopAllowList(env),
+        });
   const relay: Relay = createRelay({
+    gate: wireGate,
     client: { readable: stdin, writable: stdout, end: false },
     server: { readable: child.stdout as Readable, writable: child.stdin as NodeJS.WritableStream & Writable },
     maxFrameBytes,
@@ -180,6 +194,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
       sink.write(`${messages.degraded(direction === 'client-to-server' ? 'client' : 'server', maxFrameBytes)}\n`);
     },
   });
+
+  wireGate?.attach(relay);
 
   let exited = false;
   let stoppedByUs = false;
@@ -228,6 +244,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   });
   exited = true;
   for (const timer of timers) clearTimeout(timer);
+  // Nobody is left to answer a held frame: let everything drain.
+  wireGate?.gate.releaseAll();
 
   // Everything the server wrote before it died still goes to the host.
   await Promise.race([

@@ -103,6 +103,8 @@ export interface Hold {
   frame: unknown;
   /** ISO 8601. */
   since: string;
+  /** Why it holds: `breakpoint`, `error` (the error gate), `loop` (the loop hold) or `attach`. */
+  reason?: string;
 }
 
 /** A decision about a hold. */
@@ -191,6 +193,7 @@ export interface HoldOpenedEvent extends EventBase {
   gate: GatePoint;
   method: string;
   frame: unknown;
+  reason?: string;
 }
 /** A held frame was released (decided, or let go by the reporter). */
 export interface HoldReleasedEvent extends EventBase {

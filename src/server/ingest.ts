@@ -92,6 +92,7 @@ export class ReporterConnection implements HoldOwner {
         method: event.method,
         frame: event.frame,
         since: new Date(event.t).toISOString(),
+        ...(typeof event.reason === 'string' ? { reason: event.reason } : {}),
       };
       if (!holds.open(hold, this)) return;
       feed.broadcast({ type: 'hold.opened', hold });

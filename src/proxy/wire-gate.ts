@@ -1,0 +1,261 @@
+import { Gate, type Decision, type HoldReason } from '../gates/gate.js';
+import { ERA_2026, PROTOCOL_VERSION_META_KEY, isWholeFrame, liftResult } from '../gates/lift.js';
+import { LoopDetector } from '../gates/loop-detector.js';
+import { DeferredValue } from '../report/deferred.js';
+import type { Breakpoints, GatePoint } from '../report/events.js';
+import type { DecisionMessage, Reporter } from '../report/reporter.js';
+import type { Relay } from '../streams/create-relay.js';
+import { messageOf, type Frame, type JsonRpcId } from '../streams/frame.js';
+import type { FrameGate } from '../streams/gate-transform.js';
+import type { GraphRecorder } from './graph-recorder.js';
+import * as messages from './messages.js';
+import type { TextSink } from './stderr-sink.js';
+
+/** The JSON-RPC error code a client receives when a call is aborted in the debugger. */
+export const ABORT_CODE = -32099;
+/** How long `--wait-for-attach` holds the first frame for a debugger. */
+export const WAIT_FOR_ATTACH_MS = 3000;
+
+/** Options for {@link WireGate}. */
+export interface WireGateOptions {
+  reporter: Reporter;
+  recorder: GraphRecorder;
+  sink: TextSink;
+  /** Where the viewer is, for the HOLDING line. */
+  port: number;
+  /** Hold the first frame until the debugger attaches. */
+  waitForAttach: boolean;
+  /** Tools polled on purpose (`GRAPHMIND_LOOP_ALLOW`). */
+  loopAllow: readonly string[];
+}
+
+function record(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function line(value: unknown): Buffer {
+  return Buffer.from(`${JSON.stringify(value)}\n`);
+}
+
+function answerBytes(id: JsonRpcId | undefined, result: unknown): Buffer {
+  return line({ jsonrpc: '2.0', id: id ?? null, result });
+}
+
+function abortBytes(id: JsonRpcId | undefined): Buffer {
+  return line({ jsonrpc: '2.0', id: id ?? null, error: { code: ABORT_CODE, message: 'Aborted in the GraphMind debugger' } });
+}
+
+/**
+ * The proxy's gate: decides which frames hold (breakpoints, the error gate,
+ * the loop hold, `--wait-for-attach`), reports holds to the debugger, and
+ * carries out the decision on the wire:
+ *
+ * | | held request or notification (before) | held response (after / error) |
+ * |---|---|---|
+ * | continue | forward | forward |
+ * | inject | not forwarded; the sender gets the lifted value (a notification is replaced) | a rewritten frame carrying the value |
+ * | retry | same as continue | dropped; the request's bytes re-sent; the call stays open |
+ * | abort | not forwarded; the sender gets error -32099 (a notification is dropped) | dropped; the requester gets -32099 |
+ */
+export class WireGate implements FrameGate {
+  readonly gate = new Gate();
+  readonly #options: WireGateOptions;
+  readonly #loop: LoopDetector;
+  #relay: Relay | undefined;
+  #attachWait: Promise<void> | undefined;
+  #sessionEra: string | undefined;
+
+  constructor(options: WireGateOptions) {
+    this.#options = options;
+    this.#loop = new LoopDetector({ allow: options.loopAllow });
+    const { reporter } = options;
+    // The gate arms only once the server has told us its breakpoints: until
+    // then we would be guessing (pause-on-error may be off).
+    reporter.on('breakpoints', (breakpoints: Breakpoints) => {
+      this.gate.breakpoints = breakpoints;
+      this.gate.attached = reporter.attached;
+    });
+    reporter.on('detached', () => {
+      this.gate.attached = false;
+      this.gate.releaseAll();
+    });
+    reporter.on('decision', (decision: DecisionMessage) => {
+      this.gate.decide(decision.holdId, { action: decision.action, value: decision.value });
+    });
+    if (options.waitForAttach) {
+      this.#attachWait = new Promise<void>((resolve) => {
+        if (this.gate.attached) return resolve();
+        const timer = setTimeout(done, WAIT_FOR_ATTACH_MS);
+        function done(): void {
+          clearTimeout(timer);
+          reporter.off('breakpoints', done);
+          resolve();
+        }
+        reporter.on('breakpoints', done);
+      });
+      void this.#attachWait.then(() => {
+        this.#attachWait = undefined;
+      });
+    }
+  }
+
+  /** The relay whose writers answer senders and re-send requests. */
+  attach(relay: Relay): void {
+    this.#relay = relay;
+  }
+
+  check(frame: Frame): Promise<readonly Frame[]> | undefined {
+    if (frame.type === 'response' && frame.method === 'initialize') this.#noteEra(frame);
+    if (this.#attachWait !== undefined) {
+      // --wait-for-attach: nothing moves until the debugger is there (or 3 s pass).
+      return this.#attachWait.then(() => this.#evaluate(frame) ?? [frame]);
+    }
+    return this.#evaluate(frame);
+  }
+
+  #noteEra(frame: Frame): void {
+    const result = messageOf(frame)?.result;
+    if (record(result) && typeof result.protocolVersion === 'string') this.#sessionEra = result.protocolVersion;
+  }
+
+  #evaluate(frame: Frame): Promise<readonly Frame[]> | undefined {
+    const gate = this.gate;
+    if (!gate.attached) return undefined;
+    if (frame.type === 'request' || frame.type === 'notification') {
+      const node = frame.node;
+      if (node === undefined) return undefined;
+      let reason: HoldReason | undefined;
+      if (gate.breaksAt(node.nodeId, 'before')) reason = 'breakpoint';
+      if (frame.type === 'request' && frame.method === 'tools/call' && frame.direction === 'client-to-server') {
+        const params = messageOf(frame)?.params;
+        const name = record(params) && typeof params.name === 'string' ? params.name : '';
+        if (this.#loop.observe(name, record(params) ? params.arguments : undefined)) reason ??= 'loop';
+      }
+      return reason === undefined ? undefined : this.#hold(frame, 'before', reason);
+    }
+    if (frame.type === 'response' || frame.type === 'error') {
+      const request = frame.request;
+      if (request?.node === undefined) return undefined;
+      if (gate.breaksAt(request.node.nodeId, 'after')) return this.#hold(frame, 'after', 'breakpoint');
+      if ((frame.type === 'error' || frame.isError === true) && gate.errorGateArmed) return this.#hold(frame, 'error', 'error');
+    }
+    return undefined;
+  }
+
+  #hold(frame: Frame, point: GatePoint, reason: HoldReason): Promise<readonly Frame[]> {
+    const { reporter, recorder, sink, port } = this.#options;
+    const { hold, decision } = this.gate.hold(point, reason);
+    const call = frame.request ?? frame;
+    const method = call.method ?? 'unknown';
+    reporter.send(recorder.runId, {
+      type: 'hold.opened',
+      holdId: hold.holdId,
+      nodeId: call.node?.nodeId ?? 'mcp:session',
+      instanceId: recorder.instanceIdOf(call) ?? 'unknown',
+      gate: point,
+      method,
+      frame: new DeferredValue(frame.raw.length, () => messageOf(frame) ?? frame.raw.toString('utf8')),
+      reason,
+    });
+    sink.write(`${messages.holding(method, call.id, point, port)}\n`);
+    return decision.then((d) => {
+      let out: readonly Frame[];
+      try {
+        out = point === 'before' ? this.#decideBefore(frame, d) : this.#decideAfter(frame, point, d);
+      } catch {
+        out = [frame];
+      }
+      reporter.send(recorder.runId, { type: 'hold.released', holdId: hold.holdId, action: d.action });
+      return out;
+    });
+  }
+
+  /** The protocol version to stamp an answer to `request` for. */
+  #era(request: Frame): string | undefined {
+    const params = messageOf(request)?.params;
+    const meta = record(params) ? params._meta : undefined;
+    const pinned = record(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
+    return typeof pinned === 'string' ? pinned : this.#sessionEra;
+  }
+
+  #lifted(request: Frame, value: unknown): unknown {
+    const params = messageOf(request)?.params;
+    const uri = record(params) && typeof params.uri === 'string' ? params.uri : undefined;
+    return liftResult(request.method, value, { protocolVersion: this.#era(request), uri });
+  }
+
+  /** Bytes that answer `request` with an injected value: a whole frame verbatim, else the lifted result. */
+  #injectedAnswer(request: Frame, value: unknown): { bytes: Buffer; output: unknown } {
+    if (isWholeFrame(value)) return { bytes: line(value), output: value };
+    const result = this.#lifted(request, value);
+    return { bytes: answerBytes(request.id, result), output: result };
+  }
+
+  /** Write bytes towards whoever sent `frame`. */
+  #toSender(frame: Frame, bytes: Buffer): void {
+    const relay = this.#relay;
+    if (relay === undefined) return;
+    const writer = frame.direction === 'client-to-server' ? relay.toClient.writer : relay.toServer.writer;
+    writer.writeBytes(bytes);
+  }
+
+  #replacement(like: Frame, bytes: Buffer): Frame {
+    return { raw: bytes, direction: like.direction, seq: like.seq, terminated: true };
+  }
+
+  #decideBefore(frame: Frame, decision: Decision): readonly Frame[] {
+    const { recorder } = this.#options;
+    const relay = this.#relay;
+    if (decision.action === 'continue' || decision.action === 'retry') return [frame];
+    if (frame.type === 'notification') {
+      if (decision.action === 'abort') {
+        recorder.onDecision(frame, 'before', 'abort');
+        return [];
+      }
+      const bytes = line(decision.value);
+      recorder.onDecision(frame, 'before', 'inject', decision.value);
+      return [this.#replacement(frame, bytes)];
+    }
+    // A request that is answered here never reaches its receiver: forget it.
+    if (frame.id !== undefined) relay?.correlator.take(frame.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server', frame.id);
+    if (decision.action === 'abort') {
+      this.#toSender(frame, abortBytes(frame.id));
+      recorder.onDecision(frame, 'before', 'abort');
+      return [];
+    }
+    const { bytes, output } = this.#injectedAnswer(frame, decision.value);
+    this.#toSender(frame, bytes);
+    recorder.onDecision(frame, 'before', 'inject', output);
+    return [];
+  }
+
+  #decideAfter(frame: Frame, point: GatePoint, decision: Decision): readonly Frame[] {
+    const { recorder } = this.#options;
+    const request = frame.request as Frame;
+    switch (decision.action) {
+      case 'continue':
+        return [frame];
+      case 'inject': {
+        const { bytes, output } = this.#injectedAnswer(request, decision.value);
+        recorder.onDecision(request, point, 'inject', output);
+        return [this.#replacement(frame, bytes)];
+      }
+      case 'abort':
+        recorder.onDecision(request, point, 'abort');
+        return [this.#replacement(frame, abortBytes(request.id))];
+      case 'retry': {
+        const relay = this.#relay;
+        if (relay === undefined) return [frame];
+        // Same bytes, same id: the answer pairs with the request again.
+        relay.correlator.track(request);
+        const writer = request.direction === 'client-to-server' ? relay.toServer.writer : relay.toClient.writer;
+        writer.writeBytes(request.raw);
+        recorder.onDecision(request, point, 'retry');
+        return [];
+      }
+    }
+  }
+}
+
+/** True if an era is the one whose results need stamping (re-exported for tests). */
+export const isModernEra = (version: string | undefined): boolean => version === ERA_2026;
