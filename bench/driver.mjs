@@ -16,8 +16,34 @@ const server = [node, ECHO_SERVER];
 export const CONFIGS = {
   A: { label: 'A direct', argv: server, relay: false },
   B: { label: 'B byte relay', argv: [node, BYTE_RELAY, ...server], relay: true },
-  C: { label: 'C graphmind mcp-proxy', argv: [node, GRAPHMIND, 'mcp-proxy', '--', ...server], relay: true },
+  C: { label: 'C graphmind mcp-proxy', argv: [node, GRAPHMIND, 'mcp-proxy', '--', ...server], relay: true, env: { GRAPHMIND_DISABLED: '' } },
+  // D is C reporting to a running `graphmind serve` that records everything;
+  // run.mjs starts that server and fills in its port and data directory.
+  D: { label: 'D proxy + graphmind serve', argv: null, relay: true, env: null },
 };
+
+/** Point configuration D at a running debugger. */
+export function attachD(port, dataDir) {
+  CONFIGS.D.argv = [node, GRAPHMIND, 'mcp-proxy', '--port', String(port), '--', ...server];
+  // The bench calls one tool with the same arguments over and over: exactly
+  // what the loop hold stops. It is polled on purpose here.
+  CONFIGS.D.env = { GRAPHMIND_DATA_DIR: dataDir, GRAPHMIND_LOOP_ALLOW: 'echo' };
+}
+
+/** Start `graphmind serve` on a free port with a fresh data directory. */
+export async function startServe(dataDir) {
+  const child = spawn(node, [GRAPHMIND, 'serve', '--port', '0', '--data-dir', dataDir, '--max-runs', '1000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (chunk) => {
+      text += chunk;
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`graphmind serve exited with code ${code}`)));
+  });
+  return { port, pid: child.pid, stop: () => child.kill('SIGTERM') };
+}
 
 // Lines longer than this are not JSON-parsed by the driver: it reads the id
 // from the head and checks the tail, so a 60 MiB answer costs the driver
@@ -57,7 +83,7 @@ export function callFrame(id, args = { text: 'hi' }) {
  */
 export function startTarget(key) {
   const config = CONFIGS[key];
-  const child = spawn(config.argv[0], config.argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(config.argv[0], config.argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...(config.env ?? {}) } });
   const pending = new Map();
   let id = 0;
   let failure = null;

@@ -8,10 +8,12 @@
 //
 // Exit status is non-zero only when something breaks (missing reply, wrong
 // id, crash, hang); a missed goal is reported, never fatal.
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { CONFIGS, median, percentile, startTarget } from './driver.mjs';
+import { CONFIGS, attachD, median, peakRss, percentile, startServe, startTarget } from './driver.mjs';
 import * as sequential from './scenarios/sequential.mjs';
 import * as pipelined from './scenarios/pipelined.mjs';
 import * as large from './scenarios/large.mjs';
@@ -25,7 +27,7 @@ const OPTIONS = QUICK
   ? { sequential: { calls: 300, warmup: 50 }, pipelined: { window: 2000, bursts: 2, warmup: 1 }, large: { count: 5, warmup: 1 }, huge: { count: 1 } }
   : { sequential: { calls: 3000, warmup: 300 }, pipelined: { window: 2000, bursts: 10, warmup: 2 }, large: { count: 50, warmup: 3 }, huge: { count: 2 } };
 
-const KEYS = ['A', 'B', 'C'];
+const KEYS = ['A', 'B', 'C', 'D'];
 const MiB = 1024 * 1024;
 const SCENARIO_TIMEOUT_MS = 120_000;
 
@@ -53,11 +55,25 @@ function log(text) {
 }
 
 async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'graphmind-bench-'));
+  const serve = await startServe(dataDir);
+  attachD(serve.port, dataDir);
+  try {
+    await measure();
+  } finally {
+    log(`graphmind serve peak RSS during the bench: ${(peakRss(serve.pid) / 1024 / 1024).toFixed(1)} MiB`);
+    serve.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function measure() {
   const raw = Object.fromEntries(KEYS.map((k) => [k, { latency: [], callsPerSec: [], mibPerSec: [], rssLarge: [], rssAny: [], rssHuge: [], hugeFrame: 0, hugeSeconds: [] }]));
   const started = Date.now();
   for (let round = 1; round <= ROUNDS; round++) {
     for (const scenario of [sequential, pipelined, large]) {
-      for (const key of KEYS) {
+      // D (recording) is measured on the small-call scenarios its goals are about.
+      for (const key of scenario === large ? ['A', 'B', 'C'] : KEYS) {
         log(`round ${round}/${ROUNDS}  ${scenario.name.padEnd(10)} ${CONFIGS[key].label}`);
         const r = await once(key, scenario, OPTIONS[scenario.name]);
         const acc = raw[key];
@@ -98,7 +114,7 @@ async function main() {
   }
   const ratio = (key, field) => (fig[key][field] == null || !fig.B[field] ? null : fig[key][field] / fig.B[field]);
   const FIELDS = ['p50us', 'p99us', 'callsPerSec', 'mibPerSec', 'rssLargeMiB', 'rssHugeMiB'];
-  const ratios = Object.fromEntries(['A', 'C'].map((k) => [k, Object.fromEntries(FIELDS.map((f) => [f, ratio(k, f)]))]));
+  const ratios = Object.fromEntries(['A', 'C', 'D'].map((k) => [k, Object.fromEntries(FIELDS.map((f) => [f, ratio(k, f)]))]));
 
   const C = fig.C;
   const goals = [
@@ -106,6 +122,8 @@ async function main() {
     { goal: 'pipelined calls/s C/B >= 0.85x', value: ratios.C.callsPerSec, ok: ratios.C.callsPerSec >= 0.85, shown: `${ratios.C.callsPerSec.toFixed(2)}x` },
     { goal: '1 MiB MiB/s C/B >= 0.75x', value: ratios.C.mibPerSec, ok: ratios.C.mibPerSec >= 0.75, shown: `${ratios.C.mibPerSec.toFixed(2)}x` },
     { goal: 'C peak RSS, 1 MiB frames <= 80 MiB', value: C.rssLargeMiB, ok: C.rssLargeMiB <= 80, shown: `${C.rssLargeMiB.toFixed(1)} MiB` },
+    { goal: 'recording: sequential p50 D/B <= 1.5x', value: ratios.D.p50us, ok: ratios.D.p50us <= 1.5, shown: `${ratios.D.p50us.toFixed(2)}x` },
+    { goal: 'recording: pipelined calls/s D/B >= 0.5x', value: ratios.D.callsPerSec, ok: ratios.D.callsPerSec >= 0.5, shown: `${ratios.D.callsPerSec.toFixed(2)}x` },
     {
       goal: 'C peak RSS, 60 MiB frames <= 3x frame',
       value: C.rssHugeMiB / C.hugeFrameMiB,
@@ -123,7 +141,7 @@ async function main() {
     const v = fig[k];
     return [CONFIGS[k].label, f0(v.p50us), f0(v.p99us), f0(v.callsPerSec), f1(v.mibPerSec), f1(v.rssLargeMiB), f1(v.rssHugeMiB)];
   });
-  for (const k of ['C', 'A']) rows.push([`${k}/B`, ...FIELDS.map((f) => fx(ratios[k][f]))]);
+  for (const k of ['C', 'D', 'A']) rows.push([`${k}/B`, ...FIELDS.map((f) => fx(ratios[k][f]))]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   const seconds = (Date.now() - started) / 1000;
@@ -131,7 +149,7 @@ async function main() {
     '',
     `graphmind mcp-proxy bench — ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${cpus().length} cores, ${ROUNDS} round(s)${QUICK ? ', QUICK' : ''}, ${seconds.toFixed(0)} s`,
     `sequential: ${OPTIONS.sequential.calls} calls/run · pipelined: ${OPTIONS.pipelined.bursts} bursts of ${OPTIONS.pipelined.window} in flight · large: ${OPTIONS.large.count} × 1 MiB · huge: ${OPTIONS.huge.count} × ${f1(C.hugeFrameMiB)} MiB frame`,
-    'RSS = VmHWM of the relay process (MiB); A has no relay.',
+    'RSS = VmHWM of the relay process (MiB); A has no relay. D = C reporting every frame to a running graphmind serve.',
     '',
     line(head),
     line(widths.map((w) => '-'.repeat(w))),
