@@ -3,9 +3,19 @@
  *
  * The library is a set of Node streams that relay JSON-RPC frames byte for
  * byte and tell you what each frame is; {@link createRelay} wires them into
- * a proxy, and the `graphmind` CLI is a thin shell over it.
+ * a proxy, and the `graphmind` CLI is a thin shell over it. The gate core,
+ * the lifter, the reporter and the debugger server are exported too, for
+ * integrations of your own.
  *
  * @packageDocumentation
  */
 export * from './streams/index.js';
-export { runProxy, type ProxyOptions, type ProxyResult } from './proxy/run-proxy.js';
+export * from './gates/index.js';
+export { type TextSink } from './proxy/stderr-sink.js';
+export { runProxy, EXIT_CANNOT_RUN, type ProxyOptions, type ProxyResult, type SpawnFunction } from './proxy/run-proxy.js';
+export { Reporter, newRunId, DEFAULT_BREAKPOINTS, type ReporterOptions, type OutgoingEvent, type DecisionMessage } from './report/reporter.js';
+export { DeferredValue } from './report/deferred.js';
+export { readToken, defaultDataDir, DEFAULT_PORT } from './report/config.js';
+export type * from './report/events.js';
+export { RUN_ID_PATTERN } from './report/events.js';
+export { startServer, ServeError, type ServeOptions, type GraphmindServer } from './server/serve.js';
