@@ -28,10 +28,17 @@ export function proxyFlags(yargs: Argv): Argv<ProxyFlags> {
     })
     .option('max-frame-bytes', {
       type: 'number',
+      // Without it, a flag left without its value silently means the default.
+      requiresArg: true,
       default: DEFAULT_MAX_FRAME_BYTES,
       describe: 'Largest line parsed; a longer one turns that stream into a raw byte pipe',
     })
-    .option('port', { type: 'number', default: 4747, describe: 'Port of the graphmind debugger to report to' })
+    .option('port', {
+      type: 'number',
+      requiresArg: true,
+      default: 4747,
+      describe: 'Port of the graphmind debugger to report to',
+    })
     .check((argv) => {
       const size = argv['max-frame-bytes'];
       if (!Number.isSafeInteger(size) || size < 1) throw new Error('--max-frame-bytes must be a positive whole number of bytes');

@@ -65,6 +65,22 @@ export async function stderrMatch(proxy: ProxyProcess, pattern: RegExp, timeoutM
   return match as unknown as RegExpExecArray;
 }
 
+/** The proxy's exit, or a rejection if it is still running after `timeoutMs` (a hang fails fast). */
+export async function exitedWithin(
+  proxy: ProxyProcess,
+  timeoutMs: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the proxy was still running after ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([proxy.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Whether a process with this pid exists (signal 0 probe). */
 export function isAlive(pid: number): boolean {
   try {
