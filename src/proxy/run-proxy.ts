@@ -130,8 +130,26 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
     (options.report ?? true)
       ? startSessionReport({ command: options.command, args: options.args ?? [], port: options.port ?? 4747, env })
       : undefined;
+  // Signals are caught from the start: one that arrives while the child is
+  // being spawned is passed on as soon as it exists, so it is never orphaned.
+  let forwardSignal: (signal: NodeJS.Signals) => void = (signal) => {
+    earlySignal = signal;
+  };
+  let earlySignal: NodeJS.Signals | undefined;
+  const signalHandlers = new Map<NodeJS.Signals, () => void>();
+  if (options.handleSignals ?? true) {
+    for (const signal of FORWARDED_SIGNALS) {
+      const handler = (): void => forwardSignal(signal);
+      signalHandlers.set(signal, handler);
+      process.on(signal, handler);
+    }
+  }
+  const removeSignalHandlers = (): void => {
+    for (const [sig, handler] of signalHandlers) process.off(sig, handler);
+  };
   const started = await startChild(options.spawn ?? nodeSpawn, options);
   if (started instanceof Error) {
+    removeSignalHandlers();
     const failure = started as Error & { code?: string };
     const line = messages.spawnFailed(options.command, { code: failure.code, message: failure.message });
     sink.write(`${line}\n`);
@@ -165,7 +183,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
     report?.onFrame(frame);
     if (options.trace) sink.write(traceLine(frame));
     if (frame.direction !== 'server-to-client') return;
-    if (frame.type === 'response' || frame.type === 'error') {
+    if (frame.type === 'response' || frame.type === 'error' || frame.type === 'batch') {
       answered = true;
     } else if (frame.type === 'noise') {
       if (++noise === 1) sink.write(`${messages.stdoutNoiseFirst(messages.quoteLine(frame.raw))}\n`);
@@ -230,14 +248,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
     terminate('SIGTERM', options.killGraceMs ?? 3000);
   });
 
-  const signalHandlers = new Map<NodeJS.Signals, () => void>();
-  if (options.handleSignals ?? true) {
-    for (const signal of FORWARDED_SIGNALS) {
-      const handler = (): void => terminate(signal, options.killGraceMs ?? 3000);
-      signalHandlers.set(signal, handler);
-      process.on(signal, handler);
-    }
-  }
+  forwardSignal = (signal) => terminate(signal, options.killGraceMs ?? 3000);
+  if (earlySignal !== undefined) forwardSignal(earlySignal);
 
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
     child.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
@@ -252,7 +264,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
     relay.toClient.done.catch(() => {}),
     new Promise((resolve) => setTimeout(resolve, STDOUT_SETTLE_MS).unref()),
   ]);
-  for (const [sig, handler] of signalHandlers) process.off(sig, handler);
+  removeSignalHandlers();
 
   const pending = relay.correlator.outstanding('client-to-server').length;
   const crashed = code !== 0 || signal !== null;
