@@ -206,7 +206,8 @@ export class WireGate implements FrameGate {
   #decideBefore(frame: Frame, decision: Decision): readonly Frame[] {
     const { recorder } = this.#options;
     const relay = this.#relay;
-    if (decision.action === 'continue' || decision.action === 'retry') return [frame];
+    // continue and retry (nothing has run yet) forward it; so does an action we do not know.
+    if (decision.action !== 'inject' && decision.action !== 'abort') return [frame];
     if (frame.type === 'notification') {
       if (decision.action === 'abort') {
         recorder.onDecision(frame, 'before', 'abort');
@@ -253,6 +254,9 @@ export class WireGate implements FrameGate {
         recorder.onDecision(request, point, 'retry');
         return [];
       }
+      default:
+        // Not an action we know: fail open.
+        return [frame];
     }
   }
 }
