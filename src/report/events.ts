@@ -36,6 +36,11 @@ export interface Run extends RunSummary {
   logs: LogLine[];
   /** Events the reporter had to drop while the debugger was away or behind. */
   droppedEvents: number;
+  /**
+   * The sequence number of the last event applied: a client that fetched
+   * the run skips live `run.event`s up to it.
+   */
+  lastSeq: number;
 }
 
 /** A logical node of a run's graph. */

@@ -146,6 +146,7 @@ export class RunState {
       instances: this.#instances,
       logs: this.#logs,
       droppedEvents: this.droppedEvents,
+      lastSeq: this.lastSeq,
     };
   }
 }

@@ -17,7 +17,8 @@ export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
 /** The CSP of the viewer's page. */
 export function viewerCsp(port: number): string {
-  const sockets = ['127.0.0.1', 'localhost', '[::1]'].map((name) => `ws://${name}:${port}`).join(' ');
+  // 'self' covers the page's own socket; Chromium rejects an IPv6 literal here.
+  const sockets = ['127.0.0.1', 'localhost'].map((name) => `ws://${name}:${port}`).join(' ');
   return [
     "default-src 'self'",
     "script-src 'self'",

@@ -1,0 +1,34 @@
+// Bundles the viewer: src/viewer/main.ts → dist/viewer/assets/viewer.js (one
+// ES module, minified), and copies its page, stylesheet and icon beside it.
+// Called by scripts/build-viewer.mjs during `npm run build`.
+import { copyFileSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build as esbuild } from 'esbuild';
+
+const root = (path) => fileURLToPath(new URL(`../${path}`, import.meta.url));
+
+/** Build dist/viewer from src/viewer. */
+export async function build() {
+  const out = root('dist/viewer');
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(root('dist/viewer/assets'), { recursive: true });
+  await esbuild({
+    entryPoints: [root('src/viewer/main.ts')],
+    outfile: root('dist/viewer/assets/viewer.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    sourcemap: 'linked',
+    legalComments: 'none',
+    charset: 'utf8',
+    tsconfig: root('tsconfig.viewer.json'),
+    logLevel: 'warning',
+  });
+  copyFileSync(root('src/viewer/index.html'), root('dist/viewer/index.html'));
+  copyFileSync(root('src/viewer/viewer.css'), root('dist/viewer/assets/viewer.css'));
+  copyFileSync(root('src/viewer/favicon.svg'), root('dist/viewer/assets/favicon.svg'));
+  const kb = (path) => (statSync(root(path)).size / 1024).toFixed(1);
+  console.log(`build-viewer: dist/viewer/assets/viewer.js ${kb('dist/viewer/assets/viewer.js')} KiB, viewer.css ${kb('dist/viewer/assets/viewer.css')} KiB`);
+}

@@ -1,0 +1,135 @@
+// The run's graph as an HTML tree: the session on top, its work nodes in a
+// grid below it, and the protocol card folded with a count of the calls
+// inside. Cards are kept per node and rebuilt only when what they show changes.
+import type { NodeStatus } from '../report/events.js';
+import { clickable, el, setAttr } from './dom.js';
+import { isContainer, type RunModel } from './run-model.js';
+import type { Store } from './store.js';
+
+const KIND_NAMES: Record<string, string> = { server: 'server', tool: 'tool', resource: 'resource', prompt: 'prompt', llm: 'llm', custom: 'protocol' };
+
+interface Card {
+  el: HTMLElement;
+  sig: string;
+}
+
+/** The graph of the selected run. */
+export class GraphView {
+  readonly element: HTMLElement;
+  readonly #cards = new Map<string, Card>();
+  #lastRun: RunModel | null = null;
+  #shape = '';
+
+  constructor(private readonly store: Store) {
+    this.element = el('div', { class: 'graph', attrs: { 'aria-label': 'graph' } });
+  }
+
+  render(): void {
+    const run = this.store.run;
+    if (run !== this.#lastRun) {
+      this.#cards.clear();
+      this.#lastRun = run;
+      this.#shape = '';
+    }
+    if (run === null) {
+      this.element.replaceChildren();
+      return;
+    }
+    const shape = `${run.shapeVersion}|${[...this.store.unfolded].join('\u0000')}`;
+    if (shape === this.#shape) {
+      // Same tree: only cards whose content changed are swapped, in place (focus stays put elsewhere).
+      for (const nodeId of [...this.#cards.keys()]) this.#card(run, nodeId);
+      return;
+    }
+    this.#shape = shape;
+    const seen = new Set<string>();
+    const roots = run.roots().map((id) => this.#branch(run, id, seen, 0));
+    this.element.replaceChildren(...roots);
+    for (const id of this.#cards.keys()) if (!seen.has(id)) this.#cards.delete(id);
+  }
+
+  #branch(run: RunModel, nodeId: string, seen: Set<string>, depth: number): HTMLElement {
+    seen.add(nodeId);
+    const card = this.#card(run, nodeId);
+    const children = (run.children.get(nodeId) ?? []).filter((id) => !seen.has(id));
+    const container = isContainer(nodeId);
+    const folded = container && !this.store.unfolded.has(nodeId);
+    if (children.length === 0 || folded || depth > 32) {
+      return el('div', { class: container ? 'branch leaf container-branch' : 'branch leaf' }, card);
+    }
+    const grid = el('div', { class: container ? 'children nested' : 'children' }, ...children.map((id) => this.#branch(run, id, seen, depth + 1)));
+    return el('div', { class: container ? 'branch open-container container-branch' : 'branch' }, card, grid);
+  }
+
+  #card(run: RunModel, nodeId: string): HTMLElement {
+    const entry = run.node(nodeId);
+    if (entry === undefined) return el('div');
+    const status: NodeStatus = run.shownStatus(nodeId);
+    const container = isContainer(nodeId);
+    const folded = container && !this.store.unfolded.has(nodeId);
+    const inside = container ? run.callsInside(nodeId) : undefined;
+    const hold = this.store.holdOn(nodeId);
+    const bp = this.store.breakpoints.nodes[nodeId];
+    const selected = this.store.selectedNodeId === nodeId;
+    const sig = [
+      status,
+      entry.instances.length,
+      entry.open,
+      entry.errors,
+      folded,
+      inside === undefined ? '' : `${inside.calls}/${inside.errors}/${inside.open}`,
+      hold === undefined ? '' : `${hold.holdId}:${hold.gate}`,
+      bp?.before === true,
+      bp?.after === true,
+      selected,
+    ].join('|');
+    const cached = this.#cards.get(nodeId);
+    if (cached !== undefined && cached.sig === sig) return cached.el;
+
+    const { node } = entry;
+    const classes = ['node', `kind-${node.kind}`, `status-${status}`];
+    if (container) classes.push('container', folded ? 'folded' : 'unfolded');
+    if (hold !== undefined) classes.push('held');
+    if (selected) classes.push('selected');
+    const card = el('div', { class: classes.join(' '), title: node.nodeId });
+    setAttr(card, 'data-node-id', node.nodeId);
+    setAttr(card, 'data-status', status);
+
+    const head = el(
+      'div',
+      { class: 'node-head' },
+      el('span', { class: 'kind', text: container ? 'protocol' : (KIND_NAMES[node.kind] ?? node.kind) }),
+      el('span', { class: `pill status-${status}`, text: node.kind === 'server' && status === 'open' ? 'running' : status }),
+    );
+    if (!container) head.appendChild(el('span', { class: 'count', text: `×${entry.instances.length}`, title: `${entry.instances.length} call(s)` }));
+    card.appendChild(head);
+    card.appendChild(el('div', { class: 'node-label', text: node.label === '' ? node.nodeId : node.label }));
+
+    if (container && inside !== undefined) {
+      const parts = [`${inside.calls} call${inside.calls === 1 ? '' : 's'} inside`];
+      if (inside.errors > 0) parts.push(`${inside.errors} failed`);
+      if (inside.open > 0) parts.push(`${inside.open} open`);
+      card.appendChild(el('div', { class: 'inside', text: parts.join(' · ') }));
+      card.appendChild(el('div', { class: 'fold-hint', text: folded ? '▸ click to unfold' : '▾ click to fold' }));
+      setAttr(card, 'aria-expanded', String(!folded));
+      setAttr(card, 'data-calls', String(inside.calls));
+      clickable(card, () => this.store.toggleFold(nodeId));
+    } else {
+      clickable(card, () => this.store.selectNode(nodeId));
+      if (entry.open > 0 && node.kind !== 'server') card.appendChild(el('div', { class: 'open-note', text: entry.open === 1 ? 'no answer yet' : `${entry.open} without an answer yet` }));
+    }
+    const marks: HTMLElement[] = [];
+    if (bp?.before === true) marks.push(el('span', { class: 'bp-mark', text: '◆ before', title: 'breakpoint before the request' }));
+    if (bp?.after === true) marks.push(el('span', { class: 'bp-mark', text: '◆ after', title: 'breakpoint after the answer' }));
+    if (marks.length > 0) card.appendChild(el('div', { class: 'bp-marks' }, ...marks));
+    if (hold !== undefined) card.appendChild(el('div', { class: 'held-badge', text: `HELD at ${hold.gate}` }));
+
+    if (cached !== undefined && cached.el.isConnected) {
+      const focused = document.activeElement === cached.el;
+      cached.el.replaceWith(card);
+      if (focused) card.focus();
+    }
+    this.#cards.set(nodeId, { el: card, sig });
+    return card;
+  }
+}

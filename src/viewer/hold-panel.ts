@@ -1,0 +1,175 @@
+// Frames held right now: method, gate, node and the frame itself, with
+// Continue, Inject…, Retry (at an answer: re-send the request) and Abort.
+import type { Hold, HoldAction } from '../report/events.js';
+import { ApiError, api } from './api.js';
+import { button, el, setAttr, setChildren } from './dom.js';
+import { clock, duration, span } from './format.js';
+import { openInjectEditor, type EditorHandle } from './inject-editor.js';
+import { jsonBlock } from './json-view.js';
+import type { Store } from './store.js';
+
+const GATE_TEXT: Record<string, string> = {
+  before: 'before the request reaches the server',
+  after: 'after the answer, before the client sees it',
+  error: 'on a failing answer (pause on error)',
+};
+
+/** The holds banner. */
+export class HoldPanel {
+  readonly element: HTMLElement;
+  #editor: EditorHandle | null = null;
+  #sig: string | null = null;
+  readonly #pending = new Set<string>();
+
+  constructor(private readonly store: Store) {
+    this.element = el('section', { class: 'holds', attrs: { 'aria-label': 'held frames' } });
+  }
+
+  /** Is the Inject… editor open? */
+  get editing(): boolean {
+    return this.#editor !== null;
+  }
+
+  closeEditor(): void {
+    this.#editor?.close();
+  }
+
+  render(): void {
+    const { holds } = this.store;
+    const editing = this.#editor;
+    if (editing !== null && !holds.some((h) => h.holdId === editing.holdId)) {
+      editing.close();
+      if (!this.#pending.has(editing.holdId)) this.store.notify('That hold was decided elsewhere.');
+    }
+    const runs = new Map(this.store.runs.map((r) => [r.runId, r.name]));
+    const sig = holds.map((h) => `${h.holdId}:${runs.get(h.runId) ?? ''}:${this.#pending.has(h.holdId)}`).join(',');
+    if (sig === this.#sig) {
+      this.tick();
+      return;
+    }
+    this.#sig = sig;
+    this.element.classList.toggle('none', holds.length === 0);
+    if (holds.length === 0) {
+      this.element.replaceChildren();
+      return;
+    }
+    const title = el(
+      'div',
+      { class: 'holds-head' },
+      el('h3', { text: holds.length === 1 ? '1 frame held' : `${holds.length} frames held` }),
+      el('span', { class: 'muted keys', text: 'c: continue the oldest · i: inject into it' }),
+    );
+    setChildren(this.element, title, ...holds.map((hold, index) => this.#card(hold, index === 0, runs.get(hold.runId))));
+  }
+
+  /** Update the "held for" times. */
+  tick(): void {
+    for (const node of this.element.querySelectorAll<HTMLElement>('[data-since]')) {
+      node.textContent = `held for ${duration(span(node.dataset.since ?? '', null))}`;
+    }
+  }
+
+  /** Continue the oldest hold (the keyboard shortcut). */
+  continueOldest(): void {
+    const hold = this.store.holds[0];
+    if (hold !== undefined) void this.decide(hold, 'continue');
+  }
+
+  /** Open the editor on the oldest hold. */
+  injectOldest(): void {
+    const hold = this.store.holds[0];
+    if (hold !== undefined) this.openEditor(hold);
+  }
+
+  openEditor(hold: Hold): void {
+    this.#editor?.close();
+    this.#editor = openInjectEditor(
+      hold,
+      (value) => this.decide(hold, 'inject', value),
+      () => {
+        this.#editor = null;
+      },
+    );
+  }
+
+  /** Send a decision; true when the server took it. */
+  async decide(hold: Hold, action: HoldAction, value?: unknown): Promise<boolean> {
+    if (this.#pending.has(hold.holdId)) return false;
+    this.#pending.add(hold.holdId);
+    this.#sig = null;
+    this.render();
+    try {
+      await api.decide(hold.holdId, action, value);
+      if (this.#editor?.holdId === hold.holdId) this.#editor.close();
+      this.store.removeHold(hold.holdId);
+      return true;
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 404 || error.status === 409)) {
+        if (this.#editor?.holdId === hold.holdId) this.#editor.close();
+        this.store.removeHold(hold.holdId);
+        this.store.notify(error.status === 409 ? 'That hold was already decided.' : 'That hold is gone.');
+        return true;
+      }
+      this.store.notify(`Could not ${action}: ${error instanceof Error ? error.message : 'error'}`);
+      return false;
+    } finally {
+      this.#pending.delete(hold.holdId);
+      this.#sig = null;
+      this.render();
+    }
+  }
+
+  #card(hold: Hold, oldest: boolean, runName: string | undefined): HTMLElement {
+    const pending = this.#pending.has(hold.holdId);
+    const action = (label: string, act: HoldAction, cls: string, help: string): HTMLButtonElement => {
+      const b = button(label, () => void this.decide(hold, act), cls, help);
+      setAttr(b, 'data-action', act);
+      b.disabled = pending;
+      return b;
+    };
+    const inject = button('Inject…', () => this.openEditor(hold), 'btn', 'Answer with your own value');
+    setAttr(inject, 'data-action', 'inject');
+    inject.disabled = pending;
+    const actions = el(
+      'div',
+      { class: 'hold-actions' },
+      action(oldest ? 'Continue (c)' : 'Continue', 'continue', 'btn primary', 'Let the frame go on unchanged'),
+      inject,
+      hold.gate === 'before' ? null : action('Retry', 'retry', 'btn', 'Drop this answer and send the original request again'),
+      action('Abort', 'abort', 'btn danger', hold.gate === 'before' ? 'Do not forward; answer the caller with an error' : 'Drop the answer and answer the caller with an error'),
+      button('Show node', () => {
+        void this.store.selectRun(hold.runId, hold.runId !== this.store.selectedRunId).then(() => this.store.selectNode(hold.nodeId));
+        if (hold.runId === this.store.selectedRunId) this.store.selectNode(hold.nodeId);
+      }, 'btn ghost'),
+    );
+    const since = el('span', { class: 'muted', text: `held for ${duration(span(hold.since, null))}` });
+    setAttr(since, 'data-since', hold.since);
+    const card = el(
+      'article',
+      { class: `hold gate-${hold.gate}` },
+      el(
+        'div',
+        { class: 'hold-title' },
+        el('span', { class: 'pause-icon', attrs: { 'aria-hidden': 'true' } }),
+        el('code', { class: 'hold-method', text: hold.method }),
+        el('span', { class: `gate gate-${hold.gate}`, text: `${hold.gate} gate` }),
+        actions,
+      ),
+      el(
+        'div',
+        { class: 'hold-where muted' },
+        el('span', { class: 'gate-text', text: `${GATE_TEXT[hold.gate] ?? ''} · ` }),
+        el('span', { text: 'node ' }),
+        el('code', { class: 'hold-node', text: hold.nodeId }),
+        el('span', { text: ` · ${hold.instanceId} · run ` }),
+        el('span', { class: 'hold-run', text: runName ?? hold.runId }),
+        el('span', { text: ` · since ${clock(hold.since)} · ` }),
+        since,
+      ),
+      jsonBlock('frame', hold.frame, true, 'hold-frame'),
+    );
+    setAttr(card, 'data-hold-id', hold.holdId);
+    setAttr(card, 'data-gate', hold.gate);
+    return card;
+  }
+}

@@ -1,0 +1,124 @@
+// The GraphMind viewer: a live view of each MCP session with breakpoints and
+// holds you can act on. Plain DOM; all server data goes in as text.
+import { BreakpointsPanel } from './breakpoints-panel.js';
+import { el, setAttr } from './dom.js';
+import { emptyState } from './empty-state.js';
+import { GraphView } from './graph-view.js';
+import { HoldPanel } from './hold-panel.js';
+import { LiveConnection } from './live.js';
+import { NodeDetail } from './node-detail.js';
+import { RunHeader } from './run-header.js';
+import { RunList } from './run-list.js';
+import { Dirty, Store } from './store.js';
+import { Timeline } from './timeline.js';
+
+const store = new Store();
+const runList = new RunList(store);
+const breakpointsPanel = new BreakpointsPanel(store);
+const holdPanel = new HoldPanel(store);
+const runHeader = new RunHeader(store);
+const graph = new GraphView(store);
+const detail = new NodeDetail(store);
+const timeline = new Timeline(store, (nodeId, instanceId) => {
+  store.selectNode(nodeId);
+  if (!store.expanded.has(instanceId)) store.toggleExpanded(instanceId);
+  requestAnimationFrame(() => detail.reveal(instanceId));
+});
+
+const connection = el('span', { class: 'conn', text: 'connecting…' });
+setAttr(connection, 'aria-live', 'polite');
+const holdCount = el('span', { class: 'hold-count' });
+const notice = el('div', { class: 'notice', attrs: { role: 'status' } });
+const empty = emptyState();
+const runView = el(
+  'div',
+  { class: 'run-view' },
+  runHeader.element,
+  el('div', { class: 'graph-wrap' }, graph.element),
+  detail.element,
+);
+const main = el('main', { class: 'main' }, holdPanel.element, runView, empty);
+const app = el(
+  'div',
+  { class: 'app' },
+  el('header', { class: 'top' }, el('span', { class: 'brand', text: 'GraphMind' }), el('span', { class: 'tagline', text: 'MCP debugger' }), holdCount, connection),
+  el('aside', { class: 'side' }, runList.element, breakpointsPanel.element),
+  main,
+  el('aside', { class: 'right' }, timeline.element),
+  notice,
+);
+document.getElementById('app')?.replaceWith(app);
+if (!app.isConnected) document.body.appendChild(app);
+
+let firstRunRendered = false;
+
+store.subscribe((dirty) => {
+  if (dirty & (Dirty.Runs | Dirty.Run | Dirty.Selection)) {
+    const none = store.loaded && store.runs.length === 0;
+    empty.hidden = !none;
+    runView.hidden = none;
+    app.classList.toggle('no-runs', none);
+  }
+  if (dirty & (Dirty.Runs | Dirty.Selection)) runList.render();
+  if (dirty & Dirty.Tick) {
+    runList.tick();
+    holdPanel.tick();
+  }
+  if (dirty & Dirty.Breakpoints) breakpointsPanel.render();
+  if (dirty & (Dirty.Holds | Dirty.Runs)) {
+    holdPanel.render();
+    holdCount.textContent = store.holds.length === 0 ? '' : `${store.holds.length} held`;
+    holdCount.classList.toggle('some', store.holds.length > 0);
+    document.title = store.holds.length === 0 ? 'GraphMind' : `⏸ ${store.holds.length} held · GraphMind`;
+  }
+  if (dirty & (Dirty.Run | Dirty.Selection | Dirty.Tick)) runHeader.render();
+  if (dirty & (Dirty.Run | Dirty.Selection | Dirty.Holds | Dirty.Breakpoints)) graph.render();
+  if (dirty & (Dirty.Run | Dirty.Selection | Dirty.Holds | Dirty.Breakpoints | Dirty.Tick)) detail.render();
+  if (dirty & (Dirty.Run | Dirty.Selection | Dirty.Tick)) timeline.render();
+  if (dirty & Dirty.Connection) {
+    connection.textContent = store.connection === 'live' ? 'live' : store.connection === 'connecting' ? 'connecting…' : 'reconnecting…';
+    connection.className = `conn conn-${store.connection}`;
+  }
+  if (dirty & Dirty.Notice) {
+    notice.textContent = store.notice ?? '';
+    notice.classList.toggle('shown', store.notice !== null);
+  }
+  if (!firstRunRendered && store.run !== null) {
+    firstRunRendered = true;
+    performance.mark('graphmind:first-run-render');
+  }
+});
+
+const live = new LiveConnection(
+  (message) => store.receive(message),
+  (state) => store.setConnection(state),
+);
+live.start();
+document.addEventListener('visibilitychange', () => {
+  if (!document.hidden) live.poke();
+});
+window.addEventListener('online', () => live.poke());
+setInterval(() => store.mark(Dirty.Tick), 1000);
+
+function typing(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return target.isContentEditable || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement;
+}
+
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape' && holdPanel.editing) {
+    event.preventDefault();
+    holdPanel.closeEditor();
+    return;
+  }
+  if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target) || holdPanel.editing) return;
+  if (event.key === 'c') {
+    event.preventDefault();
+    holdPanel.continueOldest();
+  } else if (event.key === 'i') {
+    event.preventDefault();
+    holdPanel.injectOldest();
+  }
+});
+
+store.flushAll();

@@ -1,0 +1,101 @@
+// The selected run's header: name, status, source, start time, duration, and
+// what the reporter told us about it (command, server, protocol version).
+import { el, safeLink, setAttr, setChildren } from './dom.js';
+import { cut, duration, span, when } from './format.js';
+import { jsonBlock } from './json-view.js';
+import type { Store } from './store.js';
+
+const URLISH = /^[a-z][a-z0-9+.-]*:\S+$/i;
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function info(value: unknown): { name?: string; version?: string } {
+  if (value === null || typeof value !== 'object') return {};
+  const v = value as Record<string, unknown>;
+  return { name: str(v.name), version: str(v.version) };
+}
+
+/** URL-looking strings in the run's meta (two levels deep); only http(s) ones become links. */
+function urls(meta: Record<string, unknown>): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const visit = (value: unknown, path: string, depth: number): void => {
+    if (out.length >= 6) return;
+    if (typeof value === 'string') {
+      if (URLISH.test(value) && value.length < 2000 && !/^[a-z]:[\\/]/i.test(value)) out.push([path, value]);
+    } else if (value !== null && typeof value === 'object' && !Array.isArray(value) && depth < 2) {
+      for (const [key, child] of Object.entries(value as Record<string, unknown>)) visit(child, path === '' ? key : `${path}.${key}`, depth + 1);
+    }
+  };
+  visit(meta, '', 0);
+  return out;
+}
+
+/** The header of the selected run. */
+export class RunHeader {
+  readonly element: HTMLElement;
+  #sig = '';
+  #duration: HTMLElement | null = null;
+
+  constructor(private readonly store: Store) {
+    this.element = el('section', { class: 'run-header' });
+  }
+
+  render(): void {
+    const { run, runLoading, runError } = this.store;
+    if (run === null) {
+      const sig = `none|${runLoading}|${runError ?? ''}`;
+      if (sig !== this.#sig) {
+        this.#sig = sig;
+        setChildren(this.element, runLoading ? el('p', { class: 'muted', text: 'Loading the run…' }) : runError !== null ? el('p', { class: 'error-text', text: runError }) : null);
+      }
+      return;
+    }
+    const { summary, meta } = run;
+    const sig = `${summary.runId}|${summary.status}|${summary.endedAt}|${summary.name}|${run.droppedEvents}|${JSON.stringify(meta).length}`;
+    if (sig === this.#sig) {
+      this.tick();
+      return;
+    }
+    this.#sig = sig;
+    const server = info(meta.serverInfo);
+    const client = info(meta.clientInfo);
+    const facts: Array<HTMLElement | null> = [
+      el('span', { text: summary.source }),
+      el('span', { text: `started ${when(summary.startedAt)}` }),
+    ];
+    this.#duration = el('span', { class: 'run-took', text: duration(span(summary.startedAt, summary.endedAt)) });
+    facts.push(this.#duration);
+    const command = str(meta.command);
+    if (command !== undefined) {
+      const args = Array.isArray(meta.args) ? meta.args.filter((a): a is string => typeof a === 'string') : [];
+      facts.push(el('code', { class: 'run-command', text: cut([command, ...args].join(' '), 200) }));
+    }
+    if (server.name !== undefined) facts.push(el('span', { text: `server ${server.name}${server.version !== undefined ? ` ${server.version}` : ''}` }));
+    if (client.name !== undefined) facts.push(el('span', { text: `client ${client.name}${client.version !== undefined ? ` ${client.version}` : ''}` }));
+    const protocol = str(meta.protocolVersion);
+    if (protocol !== undefined) facts.push(el('span', { text: `protocol ${protocol}` }));
+    const links = urls(meta).map(([key, url]) => el('span', { class: 'meta-link' }, `${key}: `, safeLink(cut(url, 80), url)));
+    const title = el(
+      'div',
+      { class: 'run-title' },
+      el('h2', { text: summary.name, title: summary.name }),
+      el('span', { class: `pill status-${summary.status}`, text: summary.status }),
+    );
+    setAttr(title, 'data-run-id', summary.runId);
+    setChildren(
+      this.element,
+      title,
+      el('div', { class: 'run-facts muted' }, ...facts, ...links, jsonBlock('meta', meta, false, 'meta')),
+      run.droppedEvents > 0 ? el('p', { class: 'warn-text', text: `${run.droppedEvents} event(s) were dropped by the reporter while the debugger was away or behind.` }) : null,
+    );
+  }
+
+  tick(): void {
+    const run = this.store.run;
+    if (run !== null && this.#duration !== null && run.summary.endedAt === null) {
+      this.#duration.textContent = duration(span(run.summary.startedAt, null));
+    }
+  }
+}

@@ -1,0 +1,346 @@
+// The page's state: the run list, the selected run, breakpoints, holds and
+// what the user has selected. Live messages and user actions change it;
+// views subscribe and redraw at most once per animation frame.
+import type { Breakpoints, Hold, RunEvent, RunSummary, Status } from '../report/events.js';
+import { api } from './api.js';
+import type { Connection, LiveMessage } from './live.js';
+import { RunModel } from './run-model.js';
+
+/** What changed, so views redraw only what they show. */
+export const Dirty = {
+  Runs: 1,
+  Run: 2,
+  Breakpoints: 4,
+  Holds: 8,
+  Selection: 16,
+  Connection: 32,
+  Notice: 64,
+  Tick: 128,
+} as const;
+
+/** The run-list filter. */
+export type RunFilter = 'all' | Status;
+
+type Listener = (dirty: number) => void;
+
+/** The state of the page. */
+export class Store {
+  runs: RunSummary[] = [];
+  /** False until the first snapshot arrives (so the empty state does not flash). */
+  loaded = false;
+  run: RunModel | null = null;
+  runLoading = false;
+  runError: string | null = null;
+  breakpoints: Breakpoints = { pauseOnError: true, nodes: {} };
+  holds: Hold[] = [];
+  connection: Connection = 'connecting';
+  notice: string | null = null;
+
+  selectedRunId: string | null = null;
+  /** Until the user picks a run, the page follows the newest one. */
+  followNewest = true;
+  selectedNodeId: string | null = null;
+  /** Instances whose detail is shown. */
+  readonly expanded = new Set<string>();
+  /** Containers the user unfolded. */
+  readonly unfolded = new Set<string>();
+  filter: RunFilter = 'all';
+
+  #listeners: Listener[] = [];
+  #dirty = 0;
+  #scheduled = false;
+  #pending: RunEvent[] | null = null;
+  #loadToken = 0;
+  #noticeTimer: ReturnType<typeof setTimeout> | undefined;
+
+  subscribe(listener: Listener): void {
+    this.#listeners.push(listener);
+  }
+
+  /** Mark parts of the page for the next frame. */
+  mark(dirty: number): void {
+    this.#dirty |= dirty;
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    let frame = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const flush = (): void => {
+      cancelAnimationFrame(frame);
+      if (timer !== undefined) clearTimeout(timer);
+      if (!this.#scheduled) return;
+      this.#scheduled = false;
+      const flags = this.#dirty;
+      this.#dirty = 0;
+      for (const listener of this.#listeners) listener(flags);
+    };
+    // requestAnimationFrame does not fire in a hidden tab; a timer keeps the state fresh there too.
+    frame = requestAnimationFrame(flush);
+    timer = setTimeout(flush, 100);
+  }
+
+  /** Draw everything now (first paint). */
+  flushAll(): void {
+    for (const listener of this.#listeners) listener(0xffff);
+  }
+
+  /** Show a short message in the corner. */
+  notify(text: string): void {
+    this.notice = text;
+    this.mark(Dirty.Notice);
+    if (this.#noticeTimer !== undefined) clearTimeout(this.#noticeTimer);
+    this.#noticeTimer = setTimeout(() => {
+      this.notice = null;
+      this.mark(Dirty.Notice);
+    }, 5000);
+  }
+
+  setConnection(state: Connection): void {
+    this.connection = state;
+    this.mark(Dirty.Connection);
+  }
+
+  /** Apply one live-feed message. */
+  receive(message: LiveMessage): void {
+    switch (message.type) {
+      case 'snapshot': {
+        this.loaded = true;
+        this.runs = message.runs;
+        this.breakpoints = message.breakpoints;
+        this.holds = message.holds;
+        this.mark(Dirty.Runs | Dirty.Breakpoints | Dirty.Holds);
+        // A (re)connection: what was missed is in the run itself, fetch it again.
+        const wanted = this.selectedRunId !== null && this.runs.some((r) => r.runId === this.selectedRunId) && !this.followNewest
+          ? this.selectedRunId
+          : (this.runs[0]?.runId ?? null);
+        if (wanted !== null) void this.selectRun(wanted, !this.followNewest, true);
+        else this.#clearRun();
+        break;
+      }
+      case 'run.started': {
+        this.runs = [message.run, ...this.runs.filter((r) => r.runId !== message.run.runId)];
+        this.mark(Dirty.Runs);
+        if (this.followNewest && this.selectedRunId !== message.run.runId) this.#followStarting(message.run);
+        break;
+      }
+      case 'run.updated': {
+        const index = this.runs.findIndex((r) => r.runId === message.run.runId);
+        if (index === -1) this.runs = [message.run, ...this.runs];
+        else this.runs[index] = message.run;
+        if (this.run !== null && this.run.summary.runId === message.run.runId) {
+          // The summary also changes without an event (a run abandoned when its reporter vanished).
+          this.run.summary = { ...message.run };
+          this.run.version++;
+          this.mark(Dirty.Run);
+        }
+        this.mark(Dirty.Runs);
+        break;
+      }
+      case 'run.event': {
+        if (message.runId !== this.selectedRunId) return;
+        if (this.#pending !== null) {
+          this.#pending.push(message.event);
+          return;
+        }
+        if (this.run !== null && this.run.apply(message.event)) this.mark(Dirty.Run);
+        break;
+      }
+      case 'run.deleted': {
+        this.runs = this.runs.filter((r) => r.runId !== message.runId);
+        this.holds = this.holds.filter((h) => h.runId !== message.runId);
+        this.mark(Dirty.Runs | Dirty.Holds);
+        if (this.selectedRunId === message.runId) {
+          this.followNewest = true;
+          const next = this.runs[0]?.runId;
+          if (next !== undefined) void this.selectRun(next, false);
+          else this.#clearRun();
+        }
+        break;
+      }
+      case 'breakpoints':
+        this.breakpoints = message.breakpoints;
+        this.mark(Dirty.Breakpoints);
+        break;
+      case 'hold.opened': {
+        if (!this.holds.some((h) => h.holdId === message.hold.holdId)) this.holds = [...this.holds, message.hold];
+        this.mark(Dirty.Holds);
+        const hold = message.hold;
+        // A hold needs attention: show its run if the page is following, and its node if none is chosen.
+        if (this.followNewest && this.selectedRunId !== hold.runId) void this.selectRun(hold.runId, false);
+        if (this.selectedRunId === hold.runId && this.selectedNodeId === null) this.selectNode(hold.nodeId);
+        if (this.selectedRunId === hold.runId && this.selectedNodeId === hold.nodeId) {
+          this.expanded.add(hold.instanceId);
+          this.mark(Dirty.Selection);
+        }
+        break;
+      }
+      case 'hold.decided':
+      case 'hold.released':
+        this.removeHold(message.holdId);
+        break;
+      default:
+        break;
+    }
+  }
+
+  removeHold(holdId: string): void {
+    if (!this.holds.some((h) => h.holdId === holdId)) return;
+    this.holds = this.holds.filter((h) => h.holdId !== holdId);
+    this.mark(Dirty.Holds);
+  }
+
+  #clearRun(): void {
+    this.selectedRunId = null;
+    this.run = null;
+    this.runLoading = false;
+    this.runError = null;
+    this.selectedNodeId = null;
+    this.#pending = null;
+    this.mark(Dirty.Run | Dirty.Selection);
+  }
+
+  /**
+   * Show a run that just started: its events all follow on the live feed,
+   * so it is drawn from them as they come, without waiting for a fetch
+   * (which a browser may queue behind a flood of feed messages). Only the
+   * start's meta is fetched, in the background.
+   */
+  #followStarting(summary: RunSummary): void {
+    const load = ++this.#loadToken;
+    this.selectedRunId = summary.runId;
+    this.selectedNodeId = null;
+    this.expanded.clear();
+    this.unfolded.clear();
+    this.runLoading = false;
+    this.runError = null;
+    this.#pending = null;
+    const model = RunModel.starting({ ...summary });
+    this.run = model;
+    this.mark(Dirty.Run | Dirty.Selection | Dirty.Runs);
+    api.run(summary.runId).then(
+      (fetched) => {
+        if (load !== this.#loadToken || this.run !== model) return;
+        model.mergeMeta(fetched.meta);
+        this.mark(Dirty.Run);
+      },
+      () => {},
+    );
+  }
+
+  /**
+   * Show a run: fetch it, and apply the live events that arrive meanwhile
+   * on top of it. `explicit` is a user's choice, which stops following the
+   * newest run.
+   */
+  async selectRun(runId: string, explicit: boolean, reload = false): Promise<void> {
+    if (explicit) this.followNewest = false;
+    if (runId === this.selectedRunId && !reload && (this.run !== null || this.runLoading)) return;
+    const sameRun = runId === this.selectedRunId;
+    this.selectedRunId = runId;
+    if (!sameRun) {
+      this.selectedNodeId = null;
+      this.expanded.clear();
+      this.unfolded.clear();
+      this.run = null;
+    }
+    this.runLoading = true;
+    this.runError = null;
+    this.#pending = [];
+    const load = ++this.#loadToken;
+    this.mark(Dirty.Run | Dirty.Selection | Dirty.Runs);
+    try {
+      const fetched = await api.run(runId);
+      if (load !== this.#loadToken) return;
+      const model = new RunModel(fetched);
+      for (const event of this.#pending ?? []) model.apply(event);
+      this.run = model;
+      if (this.selectedNodeId !== null && !model.nodes.has(this.selectedNodeId)) this.selectedNodeId = null;
+      if (this.selectedNodeId === null) {
+        const held = this.holds.find((h) => h.runId === runId);
+        if (held !== undefined) this.selectNode(held.nodeId);
+      }
+    } catch (error) {
+      if (load !== this.#loadToken) return;
+      this.runError = error instanceof Error ? error.message : 'could not load the run';
+      this.run = null;
+    } finally {
+      if (load === this.#loadToken) {
+        this.#pending = null;
+        this.runLoading = false;
+        this.mark(Dirty.Run | Dirty.Selection);
+      }
+    }
+  }
+
+  selectNode(nodeId: string | null): void {
+    if (nodeId === this.selectedNodeId) return;
+    this.selectedNodeId = nodeId;
+    if (nodeId !== null && this.run !== null) {
+      const entry = this.run.node(nodeId);
+      const held = this.holds.find((h) => h.runId === this.selectedRunId && h.nodeId === nodeId);
+      if (held !== undefined) this.expanded.add(held.instanceId);
+      else {
+        const last = entry?.instances[entry.instances.length - 1];
+        if (last !== undefined) this.expanded.add(last.instanceId);
+      }
+    }
+    this.mark(Dirty.Selection);
+  }
+
+  toggleExpanded(instanceId: string): void {
+    if (this.expanded.has(instanceId)) this.expanded.delete(instanceId);
+    else this.expanded.add(instanceId);
+    this.mark(Dirty.Selection);
+  }
+
+  toggleFold(nodeId: string): void {
+    if (this.unfolded.has(nodeId)) this.unfolded.delete(nodeId);
+    else this.unfolded.add(nodeId);
+    this.mark(Dirty.Run);
+  }
+
+  setFilter(filter: RunFilter): void {
+    this.filter = filter;
+    this.mark(Dirty.Runs);
+  }
+
+  /** Replace the breakpoints on the server; the live feed confirms to every tab. */
+  async putBreakpoints(next: Breakpoints): Promise<void> {
+    const previous = this.breakpoints;
+    this.breakpoints = next;
+    this.mark(Dirty.Breakpoints);
+    try {
+      this.breakpoints = await api.putBreakpoints(next);
+    } catch (error) {
+      this.breakpoints = previous;
+      this.notify(`Could not save breakpoints: ${error instanceof Error ? error.message : 'error'}`);
+    }
+    this.mark(Dirty.Breakpoints);
+  }
+
+  /** Set or clear one gate of a node's breakpoint. */
+  setBreakpoint(nodeId: string, gate: 'before' | 'after', on: boolean): Promise<void> {
+    const nodes: Breakpoints['nodes'] = {};
+    for (const [id, entry] of Object.entries(this.breakpoints.nodes)) nodes[id] = { ...entry };
+    const entry = { ...(nodes[nodeId] ?? {}) };
+    if (on) entry[gate] = true;
+    else delete entry[gate];
+    if (entry.before === true || entry.after === true) nodes[nodeId] = entry;
+    else delete nodes[nodeId];
+    return this.putBreakpoints({ pauseOnError: this.breakpoints.pauseOnError, nodes });
+  }
+
+  clearBreakpoints(nodeId?: string): Promise<void> {
+    const nodes: Breakpoints['nodes'] = {};
+    if (nodeId !== undefined) for (const [id, entry] of Object.entries(this.breakpoints.nodes)) if (id !== nodeId) nodes[id] = { ...entry };
+    return this.putBreakpoints({ pauseOnError: this.breakpoints.pauseOnError, nodes });
+  }
+
+  setPauseOnError(on: boolean): Promise<void> {
+    return this.putBreakpoints({ pauseOnError: on, nodes: this.breakpoints.nodes });
+  }
+
+  /** The hold on a node of the selected run, if any. */
+  holdOn(nodeId: string): Hold | undefined {
+    return this.holds.find((h) => h.runId === this.selectedRunId && h.nodeId === nodeId);
+  }
+}

@@ -1,0 +1,190 @@
+// A scrolling list that only builds the rows in view, so a run with tens of
+// thousands of executions or log lines stays smooth. Rows may differ in
+// height: each is measured once drawn, and positions are recomputed.
+
+/** How a {@link VirtualList} draws its items. */
+export interface RowRenderer<T> {
+  /** A stable key per item. */
+  key(item: T): string;
+  /** Changes whenever the row must be drawn again. */
+  version(item: T): string;
+  render(item: T, index: number): HTMLElement;
+}
+
+const OVERSCAN = 300;
+
+interface Drawn {
+  el: HTMLElement;
+  version: string;
+  index: number;
+}
+
+/** A virtualised list. Put `element` in the page; it scrolls by itself. */
+export class VirtualList<T> {
+  readonly element: HTMLElement;
+  readonly #spacer: HTMLElement;
+  #items: readonly T[] = [];
+  #offsets: Float64Array = new Float64Array(1);
+  readonly #heights = new Map<string, number>();
+  readonly #drawn = new Map<string, Drawn>();
+  #scheduled = false;
+  /** Keep the last row in view as rows arrive (a log you are tailing). */
+  follow: boolean;
+
+  constructor(
+    private readonly renderer: RowRenderer<T>,
+    private readonly estimate: number,
+    className: string,
+    follow = false,
+  ) {
+    this.follow = follow;
+    this.element = document.createElement('div');
+    this.element.className = `vlist ${className}`;
+    this.#spacer = document.createElement('div');
+    this.#spacer.className = 'vlist-spacer';
+    this.element.appendChild(this.#spacer);
+    this.element.addEventListener('scroll', () => this.#schedule(), { passive: true });
+    // An opened or closed <details> changes a row's height.
+    this.element.addEventListener('toggle', () => this.#schedule(), true);
+    new ResizeObserver(() => this.#schedule()).observe(this.element);
+  }
+
+  get length(): number {
+    return this.#items.length;
+  }
+
+  /**
+   * Replace the items (cheap to call with the same array grown). `fresh`:
+   * a different list altogether (another run or node), whose keys may repeat
+   * the old ones' — forget every drawn row and measured height.
+   */
+  setItems(items: readonly T[], fresh = false): void {
+    if (fresh) {
+      for (const drawn of this.#drawn.values()) drawn.el.remove();
+      this.#drawn.clear();
+      this.#heights.clear();
+      this.element.scrollTop = 0;
+    }
+    const atBottom = this.#atBottom();
+    this.#items = items;
+    this.#layout();
+    if (this.follow && atBottom) this.element.scrollTop = this.element.scrollHeight;
+    this.draw();
+  }
+
+  /** Draw rows whose version changed. */
+  refresh(): void {
+    this.draw();
+  }
+
+  /** Scroll so the item at `index` is in view. */
+  scrollToIndex(index: number): void {
+    const top = this.#offsets[Math.max(0, Math.min(index, this.#items.length))] ?? 0;
+    this.element.scrollTop = Math.max(0, top - 40);
+    this.draw();
+  }
+
+  scrollToBottom(): void {
+    this.element.scrollTop = this.element.scrollHeight;
+    this.draw();
+  }
+
+  #atBottom(): boolean {
+    const e = this.element;
+    return e.scrollTop + e.clientHeight >= e.scrollHeight - 8;
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    requestAnimationFrame(() => {
+      this.#scheduled = false;
+      this.draw();
+    });
+  }
+
+  #height(item: T): number {
+    return this.#heights.get(this.renderer.key(item)) ?? this.estimate;
+  }
+
+  #layout(): void {
+    const n = this.#items.length;
+    if (this.#offsets.length !== n + 1) this.#offsets = new Float64Array(n + 1);
+    let y = 0;
+    for (let i = 0; i < n; i++) {
+      this.#offsets[i] = y;
+      y += this.#height(this.#items[i] as T);
+    }
+    this.#offsets[n] = y;
+    this.#spacer.style.height = `${y}px`;
+  }
+
+  /** The first index whose row ends below `y`. */
+  #indexAt(y: number): number {
+    let lo = 0;
+    let hi = this.#items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.#offsets[mid + 1] as number) <= y) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Draw the rows in view (and a margin around it), measure them, and lay out again if a height changed. */
+  draw(): void {
+    for (let pass = 0; pass < 3; pass++) {
+      if (!this.#drawPass()) break;
+      this.#layout();
+    }
+    this.#position();
+  }
+
+  #drawPass(): boolean {
+    const top = this.element.scrollTop;
+    const bottom = top + (this.element.clientHeight || 600);
+    const first = this.#indexAt(Math.max(0, top - OVERSCAN));
+    const keep = new Set<string>();
+    const shown: Array<[T, Drawn]> = [];
+    for (let i = first; i < this.#items.length && (this.#offsets[i] as number) < bottom + OVERSCAN; i++) {
+      const item = this.#items[i] as T;
+      const key = this.renderer.key(item);
+      keep.add(key);
+      const version = this.renderer.version(item);
+      let drawn = this.#drawn.get(key);
+      if (drawn === undefined || drawn.version !== version) {
+        const row = this.renderer.render(item, i);
+        row.classList.add('vrow');
+        if (drawn !== undefined) drawn.el.replaceWith(row);
+        else this.#spacer.appendChild(row);
+        drawn = { el: row, version, index: i };
+        this.#drawn.set(key, drawn);
+      }
+      drawn.index = i;
+      drawn.el.style.transform = `translateY(${this.#offsets[i] as number}px)`;
+      shown.push([item, drawn]);
+    }
+    for (const [key, drawn] of this.#drawn) {
+      if (!keep.has(key)) {
+        drawn.el.remove();
+        this.#drawn.delete(key);
+      }
+    }
+    // All writes first, then all reads: one layout for the lot.
+    let changed = false;
+    for (const [item, drawn] of shown) {
+      const measured = drawn.el.offsetHeight;
+      if (measured > 0 && measured !== this.#height(item)) {
+        this.#heights.set(this.renderer.key(item), measured);
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  #position(): void {
+    for (const drawn of this.#drawn.values()) {
+      drawn.el.style.transform = `translateY(${this.#offsets[drawn.index] ?? 0}px)`;
+    }
+  }
+}
