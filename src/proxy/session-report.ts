@@ -5,6 +5,8 @@ import { GraphRecorder, type SessionEnd } from './graph-recorder.js';
 
 /** How long the proxy waits at exit for a connected debugger to take the last events. */
 const FLUSH_ATTACHED_MS = 2000;
+/** How long the proxy waits at exit for a connection attempt already in flight. */
+const SETTLE_CONNECT_MS = 1000;
 /** How long a proxy whose server could not start waits for a debugger to appear. */
 export const SPAWN_FAILURE_ATTACH_MS = 1000;
 
@@ -53,6 +55,11 @@ export function startSessionReport(options: SessionReportOptions): SessionReport
         recorder.finish(end);
         if (reporter.attached) await reporter.flush(FLUSH_ATTACHED_MS);
         else if (waitForAttachMs > 0 && (await reporter.waitForAttach(waitForAttachMs))) await reporter.flush(FLUSH_ATTACHED_MS);
+        // A session shorter than the debugger's handshake (a server that
+        // crashes on boot): let the connection in flight finish, so a
+        // running debugger still gets the record. Nothing listening fails
+        // at once and costs no time.
+        else if (await reporter.settle(SETTLE_CONNECT_MS)) await reporter.flush(FLUSH_ATTACHED_MS);
       } catch {
         // The session is over either way.
       } finally {

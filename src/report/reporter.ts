@@ -83,6 +83,8 @@ export class Reporter extends EventEmitter {
   #dropped = new Map<string, number>();
   /** run.started events dropped from the buffer for runs that have finished since (so are not reclaimed). */
   #droppedStarts = new Map<string, RunStartedEvent>();
+  /** Events of batches the socket failed to write, in order, to be sent again. */
+  #unsent: RunEvent[] = [];
   #ws: WebSocket | undefined;
   #attached = false;
   #closed = false;
@@ -139,25 +141,28 @@ export class Reporter extends EventEmitter {
       this.#started.delete(runId);
       // Its run.started may already have been dropped from the buffer: keep
       // it, so the run still exists when the rest arrives.
-      if (start !== undefined && !this.#attached && this.#dropped.has(runId)) this.#droppedStarts.set(runId, start);
+      if (start !== undefined && this.#dropped.has(runId)) this.#droppedStarts.set(runId, start);
     }
     this.#push(full);
   }
 
   /**
    * Wait until everything queued has been handed to the server, or until
-   * `timeoutMs` passes. Resolves true if it all went out.
+   * `timeoutMs` passes. Resolves true if it all went out. While it is
+   * awaited it keeps the process alive (at most `timeoutMs`): the socket is
+   * unref'd, and a caller that awaits the flush before exiting must not see
+   * the process end under it.
    */
   flush(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     return new Promise((resolve) => {
       const check = (): void => {
-        if (this.pending === 0 && (this.#ws === undefined || this.#ws.bufferedAmount === 0) && this.#attached) {
+        if (this.pending === 0 && this.#unsent.length === 0 && (this.#ws === undefined || this.#ws.bufferedAmount === 0) && this.#attached) {
           resolve(true);
         } else if (Date.now() >= deadline || this.#closed) {
           resolve(this.pending === 0 && this.#attached);
         } else {
-          setTimeout(check, 10).unref();
+          setTimeout(check, 10);
         }
       };
       check();
@@ -177,6 +182,24 @@ export class Reporter extends EventEmitter {
         resolve(true);
       };
       this.once('attached', onAttach);
+    });
+  }
+
+  /**
+   * Wait for a connection attempt in flight to settle: resolves true once
+   * attached, false as soon as the attempt fails (nothing listening answers
+   * at once) or after `timeoutMs`. With no attempt in flight it resolves
+   * at once. Like {@link flush}, it keeps the process alive while awaited.
+   */
+  settle(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (this.#attached) resolve(true);
+        else if (this.#ws === undefined || this.#closed || Date.now() >= deadline) resolve(false);
+        else setTimeout(check, 5);
+      };
+      check();
     });
   }
 
@@ -227,6 +250,13 @@ export class Reporter extends EventEmitter {
   #drain(): void {
     const ws = this.#ws;
     if (!this.#attached || ws === undefined) return;
+    if (this.#unsent.length > 0) {
+      // What a dropped connection failed to write goes first, in its order.
+      this.#queue = this.#unsent.concat(this.#queue.slice(this.#head));
+      this.#weights = new Array<number>(this.#unsent.length).fill(0).concat(this.#weights.slice(this.#head));
+      this.#head = 0;
+      this.#unsent = [];
+    }
     try {
       while (this.pending > 0 || this.#dropped.size > 0 || this.#droppedStarts.size > 0) {
         if (ws.bufferedAmount > this.#maxInFlight) {
@@ -257,7 +287,11 @@ export class Reporter extends EventEmitter {
           this.#weights = [];
           this.#head = 0;
         }
-        ws.send(JSON.stringify(batch));
+        ws.send(JSON.stringify(batch), (error) => {
+          // Never written (the connection dropped under it): send it again
+          // on the next connection; the server ignores any seq it already has.
+          if (error) this.#unsent.push(...batch);
+        });
       }
     } catch {
       // A send on a closing socket: the close handler reconnects and replays.

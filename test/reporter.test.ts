@@ -1,0 +1,390 @@
+// The reporter, the client runtime the proxy reports through, against a real
+// `startServer` in this process (and a hostile stand-in server): it buffers
+// while detached and replays in order, drops the oldest when its buffer is
+// full and says so, reconnects and reclaims its run after a restart, shrugs
+// off garbage from the server, and finds its token the documented way.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import WebSocket, { WebSocketServer } from 'ws';
+import type { Breakpoints, Run, RunEvent } from '../src/report/events.js';
+import { Reporter, type DecisionMessage, type OutgoingEvent } from '../src/report/reporter.js';
+import { startServer, type GraphmindServer } from '../src/server/serve.js';
+import { waitFor } from './helpers/cli.js';
+import { freePort, getRun, tempDir } from './helpers/graph.js';
+
+// The reporter unrefs its sockets and timers so it never keeps a host alive;
+// keep this test process alive while it waits on them.
+const keepAlive = setInterval(() => {}, 1000);
+t.teardown(() => clearInterval(keepAlive));
+
+const node = { nodeId: 'tool:echo', kind: 'tool', parent: null, label: 'echo' } as const;
+
+type Teardown = { teardown(fn: () => unknown): void };
+
+/** A real debugger server in this process, on `port` (0: any), closed at teardown. */
+async function debuggerOn(t: Teardown, dataDir: string, port = 0): Promise<GraphmindServer> {
+  const server = await startServer({ port, dataDir, env: {}, pauseOnError: false });
+  t.teardown(() => server.close());
+  return server;
+}
+
+/** A reporter closed at teardown. Reconnects fast unless told otherwise. */
+function reporterFor(t: Teardown, options: ConstructorParameters<typeof Reporter>[0]): Reporter {
+  const reporter = new Reporter({ reconnectMs: 20, env: {}, ...options });
+  t.teardown(() => reporter.close());
+  return reporter;
+}
+
+const started = (i: number): OutgoingEvent => ({ type: 'instance.started', instanceId: `i${i}`, node, input: { i } });
+const finished = (i: number): OutgoingEvent => ({ type: 'instance.finished', instanceId: `i${i}`, output: { done: i } });
+
+/** The events of a run's JSONL log on disk. */
+function logOf(server: GraphmindServer, runId: string): RunEvent[] {
+  return readFileSync(join(server.dataDir, 'runs', `${runId}.jsonl`), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as RunEvent);
+}
+
+async function runWhen(server: GraphmindServer, runId: string, predicate: (run: Run) => boolean, what: string): Promise<Run> {
+  let found: Run | undefined;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    found = await getRun(server, runId);
+    if (found !== undefined && predicate(found)) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(found)?.slice(0, 500)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+t.test('buffers while detached and replays everything, in order, once a debugger appears', async (t) => {
+  const port = await freePort();
+  const dataDir = tempDir();
+  const reporter = reporterFor(t, { port, dataDir });
+  const runId = reporter.startRun('detached run', 'test', { command: 'node', args: ['s.js'] });
+  for (let i = 1; i <= 50; i++) {
+    reporter.send(runId, started(i));
+    reporter.send(runId, { type: 'log', nodeId: 'tool:echo', stream: 'stderr', text: `line ${i}` });
+    reporter.send(runId, finished(i));
+  }
+  reporter.send(runId, { type: 'run.meta', meta: { protocolVersion: '2025-06-18' } });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  t.equal(reporter.attached, false, 'nothing is listening');
+  t.equal(reporter.pending, 152, 'every event is kept');
+  t.equal(await reporter.flush(100), false, 'flush says it could not deliver');
+
+  const server = await debuggerOn(t, dataDir, port);
+  t.equal(await reporter.waitForAttach(5000), true, 'it attaches once the debugger is up');
+  t.equal(await reporter.flush(5000), true, 'and delivers');
+  t.equal(reporter.pending, 0);
+  const run = await runWhen(server, runId, (r) => r.instances.length === 50 && r.instances.every((i) => i.status === 'ok'), 'the replayed run');
+  t.match(run, { name: 'detached run', source: 'test', status: 'running', meta: { command: 'node', protocolVersion: '2025-06-18' }, droppedEvents: 0 });
+  t.same(run.instances.map((i) => i.instanceId), Array.from({ length: 50 }, (_, i) => `i${i + 1}`), 'instances in order');
+  t.same(run.instances.map((i) => i.output), Array.from({ length: 50 }, (_, i) => ({ done: i + 1 })));
+  t.same(run.logs.map((l) => l.text), Array.from({ length: 50 }, (_, i) => `line ${i + 1}`), 'logs in order');
+  const seqs = logOf(server, runId)
+    .filter((e) => e.type !== 'run.started')
+    .map((e) => e.seq);
+  t.same(seqs, Array.from({ length: 151 }, (_, i) => i + 2), 'the log holds every event once, seq 2..152 in order');
+
+  reporter.send(runId, { type: 'run.finished', status: 'ok' });
+  await reporter.flush(5000);
+  t.equal((await runWhen(server, runId, (r) => r.status !== 'running', 'the end')).status, 'ok');
+});
+
+t.test('a full buffer drops the oldest events, says how many, and keeps the run', async (t) => {
+  const port = await freePort();
+  const dataDir = tempDir();
+  const reporter = reporterFor(t, { port, dataDir, maxBufferedEvents: 10 });
+  const live = reporter.startRun('overflowing', 'test', {});
+  for (let i = 1; i <= 30; i++) reporter.send(live, started(i));
+  t.equal(reporter.pending, 10, 'the buffer holds 10 events');
+  // A second run that starts and ends entirely while detached: its run.started
+  // is dropped too, and it is not reclaimed on attach because it has ended.
+  const ended = reporter.startRun('ended while detached', 'test', {});
+  for (let i = 1; i <= 12; i++) reporter.send(ended, started(i));
+  reporter.send(ended, { type: 'run.finished', status: 'ok' });
+
+  const server = await debuggerOn(t, dataDir, port);
+  t.ok(await reporter.waitForAttach(5000));
+  t.ok(await reporter.flush(5000));
+  const run = await runWhen(server, live, (r) => r.droppedEvents > 0, 'the overflowed run');
+  t.equal(run.name, 'overflowing', 'the run is kept, with its name');
+  t.equal(run.droppedEvents, 30, 'all 30 of its events went (the second run pushed the rest out)');
+  t.equal(run.status, 'running', 'and it is still live');
+  const other = await runWhen(server, ended, (r) => r.status !== 'running', 'the run that ended while detached');
+  t.match(other, { name: 'ended while detached', status: 'ok' }, 'a run that ended while detached still exists, ended');
+  t.ok(other.droppedEvents > 0, `and says it lost events (${other.droppedEvents})`);
+  t.same(other.instances.map((i) => i.instanceId), ['i4', 'i5', 'i6', 'i7', 'i8', 'i9', 'i10', 'i11', 'i12'], 'its newest events are there');
+  t.equal(other.droppedEvents + other.instances.length, 12, 'kept + dropped = sent');
+});
+
+t.test('the kept events of an overflowed run are applied, not taken for repeats', async (t) => {
+  const port = await freePort();
+  const dataDir = tempDir();
+  const reporter = reporterFor(t, { port, dataDir, maxBufferedEvents: 10 });
+  const runId = reporter.startRun('x', 'test', {});
+  for (let i = 1; i <= 30; i++) reporter.send(runId, started(i));
+  const server = await debuggerOn(t, dataDir, port);
+  t.ok(await reporter.waitForAttach(5000));
+  t.ok(await reporter.flush(5000));
+  const run = await runWhen(server, runId, (r) => r.droppedEvents > 0, 'the dropped notice');
+  // Give anything still in flight a moment, then look.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const after = (await getRun(server, runId)) as Run;
+  t.equal(run.droppedEvents, 20);
+  t.same(after.instances.map((i) => i.instanceId), Array.from({ length: 10 }, (_, i) => `i${i + 21}`), 'the 10 newest instances are on the run');
+  reporter.send(runId, started(31));
+  await reporter.flush(5000);
+  t.equal((await runWhen(server, runId, (r) => r.instances.length === 11, 'a later event')).instances.at(-1)?.instanceId, 'i31', 'and later events still apply');
+});
+
+t.test('reconnects after the server restarts, re-reads the new token and reclaims its run', async (t) => {
+  const dataDir = tempDir();
+  const first = await startServer({ port: 0, dataDir, env: {}, pauseOnError: false });
+  let firstClosed = false;
+  t.teardown(() => (firstClosed ? undefined : first.close()));
+  const port = first.port;
+  const reporter = reporterFor(t, { port, dataDir });
+  t.ok(await reporter.waitForAttach(5000), 'attached to the first server');
+  const runId = reporter.startRun('survivor', 'test', {});
+  reporter.send(runId, started(1));
+  reporter.send(runId, finished(1));
+  t.ok(await reporter.flush(5000));
+  await runWhen(first, runId, (r) => r.instances[0]?.status === 'ok', 'the first instance');
+
+  const detached = once(reporter, 'detached');
+  await first.close();
+  firstClosed = true;
+  await detached;
+  t.equal(reporter.attached, false, 'detached when the server went away');
+  reporter.send(runId, started(2));
+  reporter.send(runId, finished(2));
+  reporter.send(runId, started(3));
+  t.equal(reporter.pending, 3, 'events are kept meanwhile');
+
+  const second = await debuggerOn(t, dataDir, port);
+  t.not(second.token, first.token, 'the restarted server has a new token');
+  t.ok(await reporter.waitForAttach(10_000), 'it reattaches with the new token from the file');
+  t.ok(await reporter.flush(5000));
+  const run = await runWhen(second, runId, (r) => r.instances.length === 3, 'the reclaimed run');
+  t.equal(run.status, 'running', 'the run, marked ended by the restart, is live again');
+  t.same(run.instances.map((i) => [i.instanceId, i.status]), [['i1', 'ok'], ['i2', 'ok'], ['i3', 'open']]);
+  reporter.send(runId, finished(3));
+  reporter.send(runId, { type: 'run.finished', status: 'ok' });
+  await reporter.flush(5000);
+  t.equal((await runWhen(second, runId, (r) => r.status !== 'running', 'the end')).status, 'ok');
+});
+
+/** A stand-in debugger that sends whatever it is told, and records what it receives. */
+async function hostileServer(t: Teardown): Promise<{ port: number; wss: WebSocketServer; received: RunEvent[]; connections: WebSocket[] }> {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await once(wss, 'listening');
+  const received: RunEvent[] = [];
+  const connections: WebSocket[] = [];
+  wss.on('connection', (ws) => {
+    connections.push(ws);
+    ws.on('message', (data) => received.push(...(JSON.parse(data.toString()) as RunEvent[])));
+  });
+  t.teardown(() => {
+    for (const ws of wss.clients) ws.terminate();
+    return new Promise<void>((resolve) => wss.close(() => resolve()));
+  });
+  const address = wss.address();
+  return { port: address !== null && typeof address === 'object' ? address.port : 0, wss, received, connections };
+}
+
+const GARBAGE: Array<string | Buffer> = [
+  'not json',
+  'null',
+  '42',
+  '"text"',
+  '[]',
+  '[{"type":"breakpoints"}]',
+  '{}',
+  '{"type":"breakpoints"}',
+  '{"type":"breakpoints","breakpoints":"all of them"}',
+  '{"type":"breakpoints","breakpoints":{"pauseOnError":"yes","nodes":{}}}',
+  '{"type":"breakpoints","breakpoints":{"pauseOnError":true,"nodes":null}}',
+  '{"type":"decision"}',
+  '{"type":"decision","holdId":7,"action":"continue"}',
+  '{"type":"rejected"}',
+  '{"type":"what is this"}',
+  Buffer.from([0xff, 0xfe, 0x00, 0x01]),
+  `{"type":"decision","holdId":"${'x'.repeat(100_000)}"`,
+];
+
+t.test('never throws when the server sends garbage, and keeps reporting', async (t) => {
+  const hostile = await hostileServer(t);
+  const reporter = reporterFor(t, { port: hostile.port, dataDir: tempDir() });
+  const seen: Breakpoints[] = [];
+  const decisions: DecisionMessage[] = [];
+  reporter.on('breakpoints', (breakpoints: Breakpoints) => {
+    seen.push(breakpoints);
+    throw new Error('a listener that throws');
+  });
+  reporter.on('decision', (decision: DecisionMessage) => {
+    decisions.push(decision);
+    throw new Error('a listener that throws');
+  });
+  t.ok(await reporter.waitForAttach(5000));
+  const runId = reporter.startRun('garbage', 'test', {});
+  const ws = hostile.connections[0] as WebSocket;
+  for (const message of GARBAGE) ws.send(message);
+  ws.send(JSON.stringify({ type: 'decision', holdId: 'h1', action: 'continue' }));
+  ws.send(JSON.stringify({ type: 'breakpoints', breakpoints: { pauseOnError: false, nodes: { 'tool:echo': { before: true } } } }));
+  await waitFor(() => seen.length === 1 && decisions.length === 1, 5000, 'the well-formed messages');
+  for (let i = 1; i <= 5; i++) reporter.send(runId, started(i));
+  await waitFor(() => hostile.received.filter((e) => e.type === 'instance.started').length === 5, 5000, 'the events after the garbage');
+
+  t.same(seen, [{ pauseOnError: false, nodes: { 'tool:echo': { before: true } } }], 'only the well-formed breakpoints were taken');
+  t.same(reporter.breakpoints, { pauseOnError: false, nodes: { 'tool:echo': { before: true } } }, 'and they are the current ones');
+  t.same(decisions, [{ holdId: 'h1', action: 'continue', value: undefined }], 'only the well-formed decision was passed on');
+  t.equal(hostile.connections.length, 1, 'the same connection throughout');
+  t.same(
+    hostile.received.map((e) => e.seq),
+    [1, 2, 3, 4, 5, 6],
+    'run.started and the five events, in order',
+  );
+
+  // The server drops the connection: the reporter comes back and reclaims its run.
+  ws.terminate();
+  await waitFor(() => hostile.connections.length === 2, 5000, 'a second connection');
+  await waitFor(() => hostile.received.filter((e) => e.type === 'run.started').length === 2, 5000, 'the run reclaimed');
+  t.equal(reporter.breakpoints.pauseOnError, true, 'breakpoints fall back to the defaults while detached');
+});
+
+t.test('events sent while the connection is closing are sent again on the next one', async (t) => {
+  // The first upgrade is answered by hand: accepted, then at once a close
+  // frame, and the TCP connection held open for a while. The reporter is
+  // still attached but its socket is closing: every send fails. Later
+  // upgrades go to a real WebSocket server that records what it receives.
+  const wss = new WebSocketServer({ noServer: true });
+  const received: RunEvent[] = [];
+  wss.on('connection', (ws) => ws.on('message', (data) => received.push(...(JSON.parse(data.toString()) as RunEvent[]))));
+  const http = createServer();
+  const sockets: Duplex[] = [];
+  let upgrades = 0;
+  http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    sockets.push(socket);
+    if (++upgrades > 1) {
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+      return;
+    }
+    const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    socket.write(Buffer.from([0x88, 0x00]));
+    socket.on('data', () => {});
+    socket.on('error', () => {});
+    setTimeout(() => socket.destroy(), 700);
+  });
+  http.listen(0, '127.0.0.1');
+  await once(http, 'listening');
+  t.teardown(() => {
+    for (const socket of sockets) socket.destroy();
+    for (const ws of wss.clients) ws.terminate();
+    return new Promise<void>((resolve) => http.close(() => resolve()));
+  });
+  const address = http.address();
+  const port = address !== null && typeof address === 'object' ? address.port : 0;
+
+  const reporter = reporterFor(t, { port, dataDir: tempDir() });
+  t.ok(await reporter.waitForAttach(5000), 'attached to the first connection');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const runId = reporter.startRun('through a closing socket', 'test', {});
+  for (let i = 1; i <= 5; i++) reporter.send(runId, started(i));
+  await waitFor(() => upgrades === 2 && received.filter((e) => e.type === 'instance.started').length === 5, 10_000, 'the events on the second connection');
+  t.same(
+    received.filter((e) => e.type === 'instance.started').map((e) => (e as { instanceId: string }).instanceId),
+    ['i1', 'i2', 'i3', 'i4', 'i5'],
+    'every event sent into the closing socket arrives, in order',
+  );
+  t.ok(await reporter.flush(5000), 'and flush agrees');
+});
+
+t.test('a reporter process writes nothing to stdout, whatever the server does', async (t) => {
+  const hostile = await hostileServer(t);
+  hostile.wss.on('connection', (ws) => {
+    for (const message of GARBAGE) ws.send(message);
+    setTimeout(() => ws.terminate(), 100);
+  });
+  const reporterModule = new URL('../dist/report/reporter.js', import.meta.url).href;
+  const script = `
+    const { Reporter } = await import(${JSON.stringify(reporterModule)});
+    const reporter = new Reporter({ port: ${hostile.port}, env: {}, dataDir: '/nonexistent', reconnectMs: 20 });
+    reporter.on('breakpoints', () => { throw new Error('listener'); });
+    const runId = reporter.startRun('quiet', 'test', {});
+    for (let i = 0; i < 100; i++) reporter.send(runId, { type: 'log', nodeId: 'n', stream: 'stderr', text: 'x' + i });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    reporter.close();
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => child.kill('SIGKILL'));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const [code] = (await once(child, 'close')) as [number | null];
+  t.equal(code, 0, `it ran to the end (${stderr})`);
+  t.equal(stdout, '', 'nothing on stdout');
+  t.ok(hostile.connections.length >= 2, `it kept reconnecting (${hostile.connections.length} connections)`);
+  t.ok(hostile.received.some((e) => e.type === 'log'), 'and kept sending');
+});
+
+t.test('an awaited flush keeps the process alive until it resolves', async (t) => {
+  // The socket is unref'd so reporting never keeps a host alive; a process
+  // that awaits flush() before exiting (the proxy does) must still get its
+  // answer rather than end, exit code 0, in the middle of the await.
+  const hostile = await hostileServer(t);
+  const reporterModule = new URL('../dist/report/reporter.js', import.meta.url).href;
+  const script = `
+    const { Reporter } = await import(${JSON.stringify(reporterModule)});
+    const reporter = new Reporter({ port: ${hostile.port}, env: {}, dataDir: '/nonexistent' });
+    if (!(await reporter.waitForAttach(5000))) process.exit(3);
+    const runId = reporter.startRun('flushed', 'test', {});
+    for (let i = 0; i < 8; i++) reporter.send(runId, { type: 'log', nodeId: 'n', stream: 'stderr', text: 'x'.repeat(1 << 20) });
+    const ok = await reporter.flush(10000);
+    reporter.close();
+    process.exit(ok ? 5 : 6);
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const [code] = (await once(child, 'close')) as [number | null];
+  t.equal(code, 5, `flush resolved true and the script ran to its end (${stderr})`);
+  t.equal(hostile.received.filter((e) => e.type === 'log').length, 8, 'everything was delivered');
+});
+
+t.test('the token: GRAPHMIND_TOKEN first, else <data dir>/token, read again on every attempt', async (t) => {
+  const dataDir = tempDir();
+  const server = await debuggerOn(t, dataDir);
+  t.equal(readFileSync(join(dataDir, 'token'), 'utf8').trim(), server.token, 'the server wrote its token file');
+
+  const fromEnv = reporterFor(t, { port: server.port, dataDir: tempDir(), env: { GRAPHMIND_TOKEN: server.token } });
+  t.ok(await fromEnv.waitForAttach(5000), 'GRAPHMIND_TOKEN is enough (no token file in its data dir)');
+
+  const fromDataDirEnv = reporterFor(t, { port: server.port, env: { GRAPHMIND_DATA_DIR: dataDir } });
+  t.equal(fromDataDirEnv.dataDir, dataDir, 'GRAPHMIND_DATA_DIR names the data dir');
+  t.ok(await fromDataDirEnv.waitForAttach(5000), 'the token file there is used');
+
+  const wrongEnv = reporterFor(t, { port: server.port, dataDir, env: { GRAPHMIND_TOKEN: 'not-the-token' } });
+  t.equal(await wrongEnv.waitForAttach(800), false, 'GRAPHMIND_TOKEN wins over a right token file');
+
+  const later = tempDir();
+  writeFileSync(join(later, 'token'), 'stale-token\n');
+  const rereads = reporterFor(t, { port: server.port, dataDir: later });
+  t.equal(await rereads.waitForAttach(500), false, 'a stale token file: refused');
+  const runId = rereads.startRun('after a token change', 'test', {});
+  rereads.send(runId, started(1));
+  writeFileSync(join(later, 'token'), `${server.token}\n`);
+  t.ok(await rereads.waitForAttach(10_000), 'the file is read again on the next attempt');
+  t.ok(await rereads.flush(5000));
+  t.equal((await runWhen(server, runId, (r) => r.instances.length === 1, 'the run')).name, 'after a token change', 'and what was buffered arrives');
+});
