@@ -7,6 +7,7 @@ import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
 import * as messages from './messages.js';
 import { SPAWN_FAILURE_ATTACH_MS, startSessionReport } from './session-report.js';
 import { createStderrSink, type TextSink } from './stderr-sink.js';
+import { StderrLines } from './stderr-lines.js';
 import { StderrTail } from './stderr-tail.js';
 import { traceLine } from './trace.js';
 import { WireGate } from './wire-gate.js';
@@ -167,11 +168,15 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   child.on('error', () => {});
 
   const tail = new StderrTail();
+  const recordLines = new StderrLines();
   if (child.stderr) {
     child.stderr.on('data', (chunk: Buffer) => {
       sink.write(chunk);
-      const lines = tail.push(chunk);
-      if (report !== undefined && lines.length > 0) report.onStderr(lines);
+      tail.push(chunk);
+      if (report !== undefined) {
+        const lines = recordLines.push(chunk);
+        if (lines.length > 0) report.onStderr(lines);
+      }
     });
     child.stderr.on('error', () => {});
   }
@@ -269,7 +274,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   const pending = relay.correlator.outstanding('client-to-server').length;
   const crashed = code !== 0 || signal !== null;
   // A last stderr line without its newline is still part of the log.
-  const unterminated = tail.end();
+  const unterminated = recordLines.end();
   if (unterminated.length > 0) report?.onStderr(unterminated);
   const lastLines = tail.lines();
   let early: { message: string; stderr: string[] } | undefined;

@@ -1,5 +1,3 @@
-import { StringDecoder } from 'node:string_decoder';
-
 /** Options for {@link StderrTail}. */
 export interface StderrTailOptions {
   /** @default 200 */
@@ -11,56 +9,50 @@ export interface StderrTailOptions {
 /**
  * The last lines a process wrote to stderr, bounded by count and size, for
  * diagnostics about a server that died.
+ *
+ * It keeps raw bytes (a little more than `maxBytes`) and decodes them only
+ * when asked, so a server flooding stderr costs a copy per chunk, not a
+ * string per line.
  */
 export class StderrTail {
   readonly #maxLines: number;
   readonly #maxBytes: number;
-  readonly #decoder = new StringDecoder('utf8');
-  #lines: string[] = [];
+  #chunks: Buffer[] = [];
   #bytes = 0;
-  #partial = '';
+  #truncated = false;
 
   constructor(options: StderrTailOptions = {}) {
     this.#maxLines = options.maxLines ?? 200;
     this.#maxBytes = options.maxBytes ?? 32 * 1024;
   }
 
-  /** Feed a chunk of output; returns the complete lines it finished. */
-  push(chunk: Buffer): string[] {
-    const text = this.#partial + this.#decoder.write(chunk);
-    const parts = text.split('\n');
-    this.#partial = parts.pop() ?? '';
-    if (this.#partial.length > this.#maxBytes) {
-      parts.push(this.#partial);
-      this.#partial = '';
+  /** Keep a chunk of output. */
+  push(chunk: Buffer): void {
+    this.#chunks.push(chunk);
+    this.#bytes += chunk.length;
+    // Keep what a full tail needs, plus room for the line it starts in.
+    const keep = this.#maxBytes * 2;
+    while (this.#bytes - (this.#chunks[0]?.length ?? 0) >= keep) {
+      this.#bytes -= (this.#chunks.shift() as Buffer).length;
+      this.#truncated = true;
     }
-    const done = parts.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
-    for (const line of done) this.#add(line);
-    return done;
   }
 
-  /** Finish an unterminated last line (at the end of the output); returns it, if any. */
-  end(): string[] {
-    const rest = this.#partial + this.#decoder.end();
-    this.#partial = '';
-    if (rest.length === 0) return [];
-    this.#add(rest);
-    return [rest];
-  }
-
-  /** The kept lines, oldest first, including an unfinished last line. */
+  /** The kept lines, oldest first, an unfinished last line included. */
   lines(): string[] {
-    this.end();
-    return [...this.#lines];
-  }
-
-  #add(line: string): void {
-    const size = Buffer.byteLength(line) + 1;
-    this.#lines.push(line);
-    this.#bytes += size;
-    while (this.#lines.length > this.#maxLines || (this.#bytes > this.#maxBytes && this.#lines.length > 1)) {
-      const dropped = this.#lines.shift() as string;
-      this.#bytes -= Buffer.byteLength(dropped) + 1;
+    let text = Buffer.concat(this.#chunks, this.#bytes).toString('utf8');
+    // The first line may have lost its start to the bound: leave it out.
+    if (this.#truncated) text = text.slice(text.indexOf('\n') + 1);
+    const lines = text.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+    if (lines.at(-1) === '') lines.pop();
+    const kept: string[] = [];
+    let size = 0;
+    for (let i = lines.length - 1; i >= 0 && kept.length < this.#maxLines; i--) {
+      const line = lines[i] as string;
+      size += Buffer.byteLength(line) + 1;
+      if (size > this.#maxBytes && kept.length > 0) break;
+      kept.push(line);
     }
+    return kept.reverse();
   }
 }

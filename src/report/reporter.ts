@@ -16,9 +16,12 @@ export interface ReporterOptions {
   dataDir?: string;
   /** Environment to read `GRAPHMIND_TOKEN` and `GRAPHMIND_DATA_DIR` from. @default process.env */
   env?: NodeJS.ProcessEnv;
-  /** Events kept while detached or behind; beyond it the oldest are dropped (and counted). @default 50000 */
+  /** Events kept while detached or behind; beyond it the oldest are dropped (and counted). @default 10000 */
   maxBufferedEvents?: number;
-  /** Bytes of frames those events may hold on to (see DeferredValue); beyond it the oldest are dropped. @default 67108864 */
+  /**
+   * Approximate bytes those events may hold on to (frames behind deferred
+   * values, log text); beyond it the oldest are dropped. @default 16777216
+   */
   maxBufferedBytes?: number;
   /** Socket bytes in flight before the reporter stops sending and buffers instead. @default 4194304 */
   maxInFlightBytes?: number;
@@ -35,6 +38,9 @@ export interface DecisionMessage {
   value?: unknown;
 }
 
+/** Events a reporter keeps while detached or behind, by default. */
+export const DEFAULT_MAX_BUFFERED_EVENTS = 10_000;
+
 /** Default breakpoints until the server says otherwise: pause on error. */
 export const DEFAULT_BREAKPOINTS: Breakpoints = Object.freeze({ pauseOnError: true, nodes: Object.freeze({}) }) as Breakpoints;
 
@@ -45,6 +51,16 @@ function validBreakpoints(value: unknown): value is Breakpoints {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const { pauseOnError, nodes } = value as Record<string, unknown>;
   return typeof pauseOnError === 'boolean' && nodes !== null && typeof nodes === 'object' && !Array.isArray(nodes);
+}
+
+/**
+ * Roughly what an event costs to keep: a fixed overhead, the frames its
+ * deferred values hold on to, and log text.
+ */
+function eventWeight(event: RunEvent): number {
+  let weight = 128 + deferredBytes(event);
+  if (event.type === 'log') weight += event.text.length;
+  return weight;
 }
 
 /** A fresh, unguessable run id. */
@@ -85,6 +101,8 @@ export class Reporter extends EventEmitter {
   #droppedStarts = new Map<string, RunStartedEvent>();
   /** Events of batches the socket failed to write, in order, to be sent again. */
   #unsent: RunEvent[] = [];
+  /** Root instances that overflowed the buffer; sent first, never dropped. */
+  #pinned: RunEvent[] = [];
   #ws: WebSocket | undefined;
   #attached = false;
   #closed = false;
@@ -97,8 +115,8 @@ export class Reporter extends EventEmitter {
     this.#env = options.env ?? process.env;
     this.port = options.port ?? DEFAULT_PORT;
     this.dataDir = options.dataDir ?? defaultDataDir(this.#env);
-    this.#maxBuffered = options.maxBufferedEvents ?? 50_000;
-    this.#maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1024 * 1024;
+    this.#maxBuffered = options.maxBufferedEvents ?? DEFAULT_MAX_BUFFERED_EVENTS;
+    this.#maxBufferedBytes = options.maxBufferedBytes ?? 16 * 1024 * 1024;
     this.#maxInFlight = options.maxInFlightBytes ?? 4 * 1024 * 1024;
     this.#reconnectBase = options.reconnectMs ?? 250;
     this.#reconnectDelay = this.#reconnectBase;
@@ -215,7 +233,7 @@ export class Reporter extends EventEmitter {
   }
 
   #push(event: RunEvent): void {
-    const weight = deferredBytes(event);
+    const weight = eventWeight(event);
     this.#queue.push(event);
     this.#weights.push(weight);
     this.#bufferedBytes += weight;
@@ -228,8 +246,14 @@ export class Reporter extends EventEmitter {
     // dropping from the front never loses a run, only some of its history.
     const event = this.#queue[this.#head] as RunEvent;
     this.#bufferedBytes -= this.#weights[this.#head] ?? 0;
+    // Let go of it now, not at the next compaction: it may hold a frame.
+    (this.#queue as Array<RunEvent | undefined>)[this.#head] = undefined;
     this.#head++;
-    if (event.type !== 'run.started') this.#dropped.set(event.runId, (this.#dropped.get(event.runId) ?? 0) + 1);
+    if (event.type === 'instance.started' && event.node.parent === null && event.node.kind === 'server') {
+      // The root of a run's graph (the session) is never dropped: without
+      // it every other node would hang from nothing.
+      this.#pinned.push(event);
+    } else if (event.type !== 'run.started') this.#dropped.set(event.runId, (this.#dropped.get(event.runId) ?? 0) + 1);
     else if (!this.#started.has(event.runId)) this.#droppedStarts.set(event.runId, event);
     if (this.#head > 4096 && this.#head * 2 > this.#queue.length) {
       this.#queue = this.#queue.slice(this.#head);
@@ -258,7 +282,7 @@ export class Reporter extends EventEmitter {
       this.#unsent = [];
     }
     try {
-      while (this.pending > 0 || this.#dropped.size > 0 || this.#droppedStarts.size > 0) {
+      while (this.pending > 0 || this.#dropped.size > 0 || this.#droppedStarts.size > 0 || this.#pinned.length > 0) {
         if (ws.bufferedAmount > this.#maxInFlight) {
           // The server is behind: keep buffering (bounded) and look again soon.
           setTimeout(() => this.#scheduleDrain(), 20).unref();
@@ -269,6 +293,8 @@ export class Reporter extends EventEmitter {
         // attach because it has finished) is started again first.
         for (const start of this.#droppedStarts.values()) batch.push(start);
         this.#droppedStarts.clear();
+        batch.push(...this.#pinned);
+        this.#pinned = [];
         for (const [runId, count] of this.#dropped) {
           // Out of sequence (seq 0): a fresh seq would be higher than those
           // of the buffered events behind it, and the server would take them

@@ -10,7 +10,8 @@ const MAX_NODE_ID = 1024;
 export function parseBreakpoints(body: unknown): Breakpoints | string {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'the body must be an object';
   const { pauseOnError, nodes, ...rest } = body as Record<string, unknown>;
-  if (Object.keys(rest).length > 0) return `unknown field: ${Object.keys(rest)[0]}`;
+  // The field's name is not echoed back: errors never reflect input.
+  if (Object.keys(rest).length > 0) return 'only pauseOnError and nodes are allowed';
   if (typeof pauseOnError !== 'boolean') return 'pauseOnError must be true or false';
   if (nodes === null || typeof nodes !== 'object' || Array.isArray(nodes)) return 'nodes must be an object keyed by nodeId';
   const entries = Object.entries(nodes as Record<string, unknown>);

@@ -1,5 +1,6 @@
-import { createWriteStream, mkdirSync, readdirSync, readFileSync, unlinkSync, type WriteStream } from 'node:fs';
+import { appendFileSync, createWriteStream, mkdirSync, readdirSync, readFileSync, unlinkSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
+import { finished } from 'node:stream';
 import { RUN_ID_PATTERN, type RunEvent, type RunSummary } from '../report/events.js';
 import { RunState } from './run-state.js';
 
@@ -21,6 +22,8 @@ export class RunStore {
   readonly maxRuns: number;
   readonly #runs = new Map<string, RunState>();
   readonly #logs = new Map<string, WriteStream>();
+  /** Logs being flushed and closed, by run. */
+  readonly #closing = new Map<string, Promise<void>>();
 
   constructor(options: RunStoreOptions) {
     this.dir = options.dir;
@@ -38,6 +41,8 @@ export class RunStore {
       let text: string;
       try {
         text = readFileSync(join(this.dir, file), 'utf8');
+        // A torn last line has no newline: end it, so what is appended next starts a line of its own.
+        if (text !== '' && !text.endsWith('\n')) appendFileSync(join(this.dir, file), '\n');
       } catch {
         continue;
       }
@@ -63,6 +68,8 @@ export class RunStore {
       state.abandon(state.lastT);
       this.#runs.set(runId, state);
     }
+    // --max-runs may be smaller than what an earlier start kept.
+    this.#enforceRetention(undefined);
     return { runs: this.#runs.size, skippedLines };
   }
 
@@ -113,20 +120,22 @@ export class RunStore {
   /** Remove a run from memory and disk. */
   delete(runId: string): boolean {
     if (!this.#runs.delete(runId)) return false;
+    const file = join(this.dir, `${runId}.jsonl`);
     this.#closeLog(runId);
-    try {
-      unlinkSync(join(this.dir, `${runId}.jsonl`));
-    } catch {
-      // already gone
-    }
+    const closing = this.#closing.get(runId);
+    unlinkQuietly(file);
+    // A log still being opened would create the file again: remove it once the log is closed.
+    void closing?.then(() => {
+      if (!this.#runs.has(runId)) unlinkQuietly(file);
+    });
     return true;
   }
 
   /** Close every open log (on shutdown). */
   close(): Promise<void> {
-    const closing = [...this.#logs.values()].map((stream) => new Promise<void>((resolve) => stream.end(resolve)));
-    this.#logs.clear();
-    return Promise.all(closing).then(() => {});
+    for (const runId of [...this.#logs.keys()]) this.#closeLog(runId);
+    // Logs of runs that finished earlier may still be writing: wait for them too.
+    return Promise.all(this.#closing.values()).then(() => {});
   }
 
   #log(runId: string): WriteStream {
@@ -143,10 +152,17 @@ export class RunStore {
     const stream = this.#logs.get(runId);
     if (stream === undefined) return;
     this.#logs.delete(runId);
+    const earlier = this.#closing.get(runId);
+    const closed = new Promise<void>((resolve) => finished(stream, () => resolve()));
+    const all = earlier === undefined ? closed : Promise.all([earlier, closed]).then(() => {});
+    this.#closing.set(runId, all);
+    void all.then(() => {
+      if (this.#closing.get(runId) === all) this.#closing.delete(runId);
+    });
     stream.end();
   }
 
-  #enforceRetention(keep: string): void {
+  #enforceRetention(keep: string | undefined): void {
     if (this.#runs.size <= this.maxRuns) return;
     const oldestFirst = [...this.#runs.values()]
       .filter((state) => state.summary.runId !== keep)
@@ -158,5 +174,13 @@ export class RunStore {
       if (this.#runs.size <= this.maxRuns) break;
       this.delete(state.summary.runId);
     }
+  }
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // already gone
   }
 }

@@ -10,7 +10,7 @@ import { ReporterConnection } from './ingest.js';
 import { LiveFeed } from './live-feed.js';
 import { handleApi } from './rest-api.js';
 import { RunStore } from './run-store.js';
-import { LOOPBACK_HOSTS, hostAllowed, originAllowed, presentedToken, tokenMatches } from './security.js';
+import { API_CSP, COMMON_HEADERS, LOOPBACK_HOSTS, hostAllowed, originAllowed, presentedToken, tokenMatches } from './security.js';
 import { prepareToken } from './token-file.js';
 import { sendAsset, sendIndex } from './viewer-files.js';
 
@@ -64,7 +64,11 @@ export class ServeError extends Error {
 
 function reject(socket: Duplex, status: 401 | 403 | 404): void {
   const text = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status];
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  // A refused upgrade is an HTTP response too: it carries the same headers as every other.
+  const headers = Object.entries({ ...COMMON_HEADERS, 'content-security-policy': API_CSP })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${status} ${text}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 /**
@@ -129,7 +133,8 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     return sendAsset(res, path);
   };
 
-  const server: Server = createServer(onRequest);
+  // Node would answer a request without Host with its own 400; the Host check answers it (403) instead.
+  const server: Server = createServer({ requireHostHeader: false }, onRequest);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     if (!hostAllowed(req, port) || !originAllowed(req, port)) return reject(socket, 403);
