@@ -5,7 +5,7 @@ import { DeferredValue } from '../report/deferred.js';
 import type { Breakpoints, GatePoint } from '../report/events.js';
 import type { DecisionMessage, Reporter } from '../report/reporter.js';
 import type { Relay } from '../streams/create-relay.js';
-import { messageOf, type Frame, type JsonRpcId } from '../streams/frame.js';
+import { messageOf, newFrame, type Frame, type JsonRpcId } from '../streams/frame.js';
 import type { FrameGate } from '../streams/gate-transform.js';
 import type { GraphRecorder } from './graph-recorder.js';
 import * as messages from './messages.js';
@@ -200,7 +200,7 @@ export class WireGate implements FrameGate {
   }
 
   #replacement(like: Frame, bytes: Buffer): Frame {
-    return { raw: bytes, direction: like.direction, seq: like.seq, terminated: true };
+    return newFrame(bytes, like.direction, like.seq, true);
   }
 
   #decideBefore(frame: Frame, decision: Decision): readonly Frame[] {

@@ -2,7 +2,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { Correlator } from './correlator.js';
 import { memberRange, scanEnvelope, valueAt, valueIs } from './envelope.js';
 import type { Direction, Frame, FrameBatch, JsonRpcId } from './frame.js';
-import { STDOUT_NOISE_NODE, namingParam, nodeForMethod } from './node-naming.js';
+import { STDOUT_NOISE_NODE, namingParam, nodeFor } from './node-naming.js';
 
 /** Options for {@link Classifier}. */
 export interface ClassifierOptions {
@@ -100,12 +100,13 @@ export function classify(frame: Frame, correlator: Correlator): Frame {
     if (typeof method !== 'string') return markNoise(frame);
     frame.method = method;
     const key = namingParam(method, frame.direction);
-    let params: Record<string, unknown> | undefined;
+    let field: string | undefined;
     if (key !== undefined) {
       const range = memberRange(raw, env.params, env.paramsEnd, key);
-      params = { [key]: range === undefined ? undefined : valueAt(raw, range[0], range[1]) };
+      const value = range === undefined ? undefined : valueAt(raw, range[0], range[1]);
+      if (typeof value === 'string') field = value;
     }
-    frame.node = nodeForMethod(method, frame.direction, params);
+    frame.node = nodeFor(method, frame.direction, field);
     if (env.id === -1) {
       frame.type = 'notification';
     } else {

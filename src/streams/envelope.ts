@@ -60,25 +60,38 @@ function skipLiteral(buf: Buffer, i: number, end: number, word: string): number 
   return i + word.length;
 }
 
+const stack = new Uint8Array(MAX_DEPTH + 1);
+
+/**
+ * End of the object or array starting at `i`, in one pass: strings are
+ * skipped whole, brackets must balance and match. Inner commas and colons
+ * are not checked: the envelope only needs to know where a value ends.
+ */
+function skipNested(buf: Buffer, i: number, end: number): number {
+  let depth = 0;
+  for (let k = i; k < end; k++) {
+    const byte = buf[k] as number;
+    if (byte === QUOTE) {
+      const after = skipString(buf, k, end);
+      if (after === -1) return -1;
+      k = after - 1;
+    } else if (byte === 0x7b || byte === 0x5b) {
+      if (depth === MAX_DEPTH) return -1;
+      stack[depth++] = byte === 0x7b ? 0x7d : 0x5d;
+    } else if (byte === 0x7d || byte === 0x5d) {
+      if (depth === 0 || stack[--depth] !== byte) return -1;
+      if (depth === 0) return k + 1;
+    }
+  }
+  return -1;
+}
+
 /** End of the value starting at `i` (no leading space); -1 if malformed. */
-export function skipValue(buf: Buffer, i: number, end: number, depth = 0): number {
+export function skipValue(buf: Buffer, i: number, end: number, _depth = 0): number {
   if (i >= end) return -1;
   const byte = buf[i] as number;
   if (byte === QUOTE) return skipString(buf, i, end);
-  if (byte === 0x7b) return scanObject(buf, i, end, undefined, depth + 1);
-  if (byte === 0x5b) {
-    if (depth >= MAX_DEPTH) return -1;
-    let at = skipSpace(buf, i + 1, end);
-    if (buf[at] === 0x5d) return at + 1;
-    for (;;) {
-      at = skipValue(buf, at, end, depth + 1);
-      if (at === -1) return -1;
-      at = skipSpace(buf, at, end);
-      if (buf[at] === 0x5d) return at + 1;
-      if (buf[at] !== 0x2c) return -1;
-      at = skipSpace(buf, at + 1, end);
-    }
-  }
+  if (byte === 0x7b || byte === 0x5b) return skipNested(buf, i, end);
   if (byte === 0x74) return skipLiteral(buf, i, end, 'true');
   if (byte === 0x66) return skipLiteral(buf, i, end, 'false');
   if (byte === 0x6e) return skipLiteral(buf, i, end, 'null');
@@ -99,8 +112,7 @@ export type KeyVisitor = (keyStart: number, keyEnd: number, valueStart: number, 
  * if malformed. Keys are passed as raw byte ranges (between the quotes):
  * nothing is decoded unless the caller wants it.
  */
-export function scanObject(buf: Buffer, i: number, end: number, visit: KeyVisitor | undefined, depth = 0): number {
-  if (depth >= MAX_DEPTH) return -1;
+export function scanObject(buf: Buffer, i: number, end: number, visit: KeyVisitor | undefined): number {
   let at = skipSpace(buf, i + 1, end);
   if (buf[at] === 0x7d) return at + 1;
   for (;;) {
@@ -112,7 +124,7 @@ export function scanObject(buf: Buffer, i: number, end: number, visit: KeyVisito
     if (buf[at] !== 0x3a) return -1;
     at = skipSpace(buf, at + 1, end);
     const valueStart = at;
-    at = skipValue(buf, at, end, depth);
+    at = skipValue(buf, at, end);
     if (at === -1) return -1;
     if (visit !== undefined) visit(keyStart, keyEnd - 1, valueStart, at);
     at = skipSpace(buf, at, end);
@@ -172,7 +184,7 @@ export function scanEnvelope(buf: Buffer): Envelope | undefined {
       if (buf[at] !== 0x3a) return undefined;
       at = skipSpace(buf, at + 1, length);
       const vs = at;
-      at = skipValue(buf, at, length, 0);
+      at = skipValue(buf, at, length);
       if (at === -1) return undefined;
       switch (ke - ks) {
         case 2:
@@ -217,15 +229,28 @@ export function scanEnvelope(buf: Buffer): Envelope | undefined {
 
 /**
  * Within the object whose value spans `[start, end)`, the range of the value
- * of `key`; undefined if the value is not an object or has no such key.
+ * of `key` (the first one); undefined if it is not an object or has no such key.
  */
 export function memberRange(buf: Buffer, start: number, end: number, key: string): [number, number] | undefined {
   if (start < 0 || buf[start] !== 0x7b) return undefined;
-  let found: [number, number] | undefined;
-  const ok = scanObject(buf, start, end, (ks, ke, vs, ve) => {
-    if (found === undefined && bytesAre(buf, ks, ke, key)) found = [vs, ve];
-  });
-  return ok === -1 ? undefined : found;
+  let at = skipSpace(buf, start + 1, end);
+  if (buf[at] === 0x7d) return undefined;
+  for (;;) {
+    if (buf[at] !== QUOTE) return undefined;
+    const keyEnd = skipString(buf, at, end);
+    if (keyEnd === -1) return undefined;
+    const ks = at + 1;
+    at = skipSpace(buf, keyEnd, end);
+    if (buf[at] !== 0x3a) return undefined;
+    at = skipSpace(buf, at + 1, end);
+    const vs = at;
+    at = skipValue(buf, at, end);
+    if (at === -1) return undefined;
+    if (bytesAre(buf, ks, keyEnd - 1, key)) return [vs, at];
+    at = skipSpace(buf, at, end);
+    if (buf[at] !== 0x2c) return undefined;
+    at = skipSpace(buf, at + 1, end);
+  }
 }
 
 /**

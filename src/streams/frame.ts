@@ -81,6 +81,26 @@ export interface Frame {
 }
 
 /**
+ * A new frame with every field present, so that all frames share one
+ * object shape and the stages that read them stay fast (monomorphic).
+ */
+export function newFrame(raw: Buffer, direction: Direction, seq: number, terminated: boolean): Frame {
+  return {
+    raw,
+    direction,
+    seq,
+    terminated,
+    type: undefined,
+    message: undefined,
+    method: undefined,
+    id: undefined,
+    request: undefined,
+    node: undefined,
+    isError: undefined,
+  };
+}
+
+/**
  * What flows between the stages of a relay: the frames of one input chunk,
  * in order. Batching keeps the per-frame cost of the stream machinery out
  * of the hot path; every stage still sees every frame.

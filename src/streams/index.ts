@@ -14,6 +14,7 @@ export {
 } from './create-relay.js';
 export {
   nodeForMethod,
+  nodeFor,
   namingParam,
   SESSION_NODE_ID,
   PROTOCOL_NODE_ID,

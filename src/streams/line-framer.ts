@@ -1,5 +1,5 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import type { Direction, Frame, FrameBatch } from './frame.js';
+import { newFrame, type Direction, type FrameBatch } from './frame.js';
 
 /** 64 MiB: the default frame-assembly ceiling. */
 export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
@@ -124,7 +124,7 @@ export class LineFramer extends Transform {
   }
 
   #emit(raw: Buffer, terminated: boolean): void {
-    const frame: Frame = { raw, direction: this.direction, seq: ++this.#seq, terminated };
+    const frame = newFrame(raw, this.direction, ++this.#seq, terminated);
     if (this.#degraded) frame.type = 'raw';
     this.#batch.push(frame);
   }

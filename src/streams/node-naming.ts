@@ -55,24 +55,33 @@ function stringParam(params: unknown, key: string): string | undefined {
  * {@link namingParam} names.
  */
 export function nodeForMethod(method: string, direction: Direction, params: unknown): NodeRef {
+  const key = namingParam(method, direction);
+  return nodeFor(method, direction, key === undefined ? undefined : stringParam(params, key));
+}
+
+/**
+ * The node of a call, given the one params field that names it (see
+ * {@link namingParam}) already read: the classifier's allocation-free path.
+ */
+export function nodeFor(method: string, direction: Direction, field: string | undefined): NodeRef {
   if (direction === 'client-to-server') {
     switch (method) {
       case 'tools/call': {
-        const name = stringParam(params, 'name');
+        const name = field;
         if (name !== undefined) {
           return cached(`t\0${name}`, () => ({ nodeId: `tool:${name}`, kind: 'tool', parent: SESSION_NODE_ID, label: name }));
         }
         break;
       }
       case 'resources/read': {
-        const uri = stringParam(params, 'uri');
+        const uri = field;
         if (uri !== undefined) {
           return cached(`r\0${uri}`, () => ({ nodeId: `resource:${uri}`, kind: 'resource', parent: SESSION_NODE_ID, label: uri }));
         }
         break;
       }
       case 'prompts/get': {
-        const name = stringParam(params, 'name');
+        const name = field;
         if (name !== undefined) {
           return cached(`g\0${name}`, () => ({ nodeId: `prompt:${name}`, kind: 'prompt', parent: SESSION_NODE_ID, label: name }));
         }
