@@ -584,17 +584,19 @@ t.test('detached with a full buffer: the oldest events go and the run says so', 
   });
   // The reporter keeps DEFAULT_MAX_BUFFERED_EVENTS while detached; each call is two.
   const capacity = DEFAULT_MAX_BUFFERED_EVENTS / 2;
-  // Requests go out in bursts of 1000 ahead of their answers, so the oldest
-  // dropped events are starts whose answers are kept: stay just over capacity.
-  const calls = capacity + 500;
+  // Requests go out in bursts of 50 (their answers come back in between), so
+  // starts and finishes interleave and the kept window holds whole calls.
+  const burst = 50;
+  const calls = capacity * 4;
   const started = Date.now();
   s.write(initialize(0));
   let batch = '';
   for (let id = 1; id <= calls; id++) {
     batch += toolsCall(id, 'echo', { n: id });
-    if (id % 1000 === 0 || id === calls) {
+    if (id % burst === 0 || id === calls) {
       s.write(batch);
       batch = '';
+      await waitFor(() => answers >= id + 1, 10_000, `answers up to ${id}`);
     }
   }
   await waitFor(() => answers >= calls + 1, 60_000, 'every answer');

@@ -102,7 +102,6 @@ export class GraphRecorder {
   readonly #reporter: Reporter;
   readonly #hide: HideSettings;
   readonly #open = new Map<Frame, string>();
-  readonly #ids = new WeakMap<Frame, string>();
   readonly #sessionInstance: string;
   #counter = 0;
   #protocolInstance: string | undefined;
@@ -213,7 +212,7 @@ export class GraphRecorder {
 
   /** The instance recorded for a request or notification frame. */
   instanceIdOf(frame: Frame): string | undefined {
-    return this.#ids.get(frame);
+    return frame.instanceId;
   }
 
   /**
@@ -223,7 +222,7 @@ export class GraphRecorder {
    */
   onDecision(request: Frame, point: GatePoint, action: 'inject' | 'abort' | 'retry', value?: unknown): void {
     if (this.#finished) return;
-    const instanceId = this.#ids.get(request);
+    const instanceId = request.instanceId;
     if (instanceId === undefined) return;
     if (action === 'retry') {
       this.#open.set(request, instanceId);
@@ -268,7 +267,7 @@ export class GraphRecorder {
       node: declared(node),
       input: this.#hide.inputs ? HIDDEN : recorded(frame, pickParams),
     });
-    this.#ids.set(frame, instanceId);
+    frame.instanceId = instanceId;
     if (frame.type === 'notification') {
       this.#reporter.send(this.runId, { type: 'instance.finished', instanceId });
       return;

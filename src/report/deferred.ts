@@ -25,14 +25,14 @@ export class DeferredValue {
   }
 }
 
-/** Bytes held by the deferred values directly inside an event's fields. */
+/** Bytes held by the deferred values of an event (in `input`, `output`, `frame` or `error.message`). */
 export function deferredBytes(event: object): number {
+  const e = event as { input?: unknown; output?: unknown; frame?: unknown; error?: { message?: unknown } };
   let bytes = 0;
-  for (const value of Object.values(event)) {
-    if (value instanceof DeferredValue) bytes += value.bytes;
-    else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      for (const inner of Object.values(value as Record<string, unknown>)) if (inner instanceof DeferredValue) bytes += inner.bytes;
-    }
-  }
+  if (e.input instanceof DeferredValue) bytes += e.input.bytes;
+  if (e.output instanceof DeferredValue) bytes += e.output.bytes;
+  if (e.frame instanceof DeferredValue) bytes += e.frame.bytes;
+  const message = e.error?.message;
+  if (message instanceof DeferredValue) bytes += message.bytes;
   return bytes;
 }

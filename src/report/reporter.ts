@@ -16,7 +16,7 @@ export interface ReporterOptions {
   dataDir?: string;
   /** Environment to read `GRAPHMIND_TOKEN` and `GRAPHMIND_DATA_DIR` from. @default process.env */
   env?: NodeJS.ProcessEnv;
-  /** Events kept while detached or behind; beyond it the oldest are dropped (and counted). @default 10000 */
+  /** Events kept while detached or behind; beyond it the oldest are dropped (and counted). @default 1000 */
   maxBufferedEvents?: number;
   /**
    * Approximate bytes those events may hold on to (frames behind deferred
@@ -39,7 +39,7 @@ export interface DecisionMessage {
 }
 
 /** Events a reporter keeps while detached or behind, by default. */
-export const DEFAULT_MAX_BUFFERED_EVENTS = 10_000;
+export const DEFAULT_MAX_BUFFERED_EVENTS = 1000;
 
 /** Default breakpoints until the server says otherwise: pause on error. */
 export const DEFAULT_BREAKPOINTS: Breakpoints = Object.freeze({ pauseOnError: true, nodes: Object.freeze({}) }) as Breakpoints;

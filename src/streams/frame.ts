@@ -78,6 +78,11 @@ export interface Frame {
   node?: NodeRef;
   /** A `tools/call` result that reports a failure (`isError: true`). */
   isError?: boolean;
+  /**
+   * The execution this request or notification was recorded as, set by an
+   * observer that records runs (the proxy's graph recorder).
+   */
+  instanceId?: string;
 }
 
 /**
@@ -97,6 +102,7 @@ export function newFrame(raw: Buffer, direction: Direction, seq: number, termina
     request: undefined,
     node: undefined,
     isError: undefined,
+    instanceId: undefined,
   };
 }
 
