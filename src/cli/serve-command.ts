@@ -63,8 +63,11 @@ export async function runServeCommand(flags: ServeFlags, version: string): Promi
     process.exit(1);
   }
   const tokenNote = server.tokenFile === null ? 'API token from GRAPHMIND_TOKEN' : `API token in ${server.tokenFile}`;
-  process.stdout.write(`graphmind: debugger listening on ${server.url}\n`);
-  process.stdout.write(`graphmind: runs in ${server.dataDir}; ${tokenNote}; pause on error ${flags['pause-on-error']}\n`);
+  // One write, so a reader that waits for the first line has the second too.
+  process.stdout.write(
+    `graphmind: debugger listening on ${server.url}\n` +
+      `graphmind: runs in ${server.dataDir}; ${tokenNote}; pause on error ${flags['pause-on-error']}\n`,
+  );
   if (server.skippedLogLines > 0) {
     process.stdout.write(`graphmind: skipped ${server.skippedLogLines} unreadable line(s) in the run logs (a torn write from a crash)\n`);
   }
