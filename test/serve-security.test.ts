@@ -78,6 +78,10 @@ t.test('the token', async (t) => {
     `GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
   );
   t.match(twice, /^HTTP\/1\.1 401 /, 'two Authorization headers: 401');
+  const ingestNoToken = await rawRequest(port, { path: '/ingest', headers: { host: `127.0.0.1:${port}` } });
+  t.equal(ingestNoToken.status, 401, 'a plain request to /ingest needs the token too');
+  const ingestToken = await rawRequest(port, { path: '/ingest', headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` } });
+  t.equal(ingestToken.status, 426, 'with the token, /ingest asks for a WebSocket upgrade');
 
   const good = await api(port, token, 'GET', '/api/runs');
   t.equal(good.status, 200, 'the right token: 200');
@@ -116,6 +120,15 @@ t.test('GRAPHMIND_TOKEN wins and no token file is written', async (t) => {
   const custom = await startServe([], { GRAPHMIND_TOKEN: token });
   t.teardown(() => custom.stop());
   t.notOk(existsSync(`${custom.dataDir}/token`), 'no token file');
+  const { root, dataDir: shared } = freshDataDir();
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const stale = await startServe([], {}, { dataDir: shared });
+  const stalePath = `${shared}/token`;
+  await stale.stop();
+  t.ok(existsSync(stalePath), 'a start without GRAPHMIND_TOKEN leaves a token file');
+  const over = await startServe([], { GRAPHMIND_TOKEN: token }, { dataDir: shared });
+  t.teardown(() => over.stop());
+  t.notOk(existsSync(stalePath), 'a start with GRAPHMIND_TOKEN removes the stale one');
   t.match(custom.stdout(), /API token from GRAPHMIND_TOKEN/);
   t.equal((await api(custom.port, token, 'GET', '/api/health')).status, 200, 'the env token works');
   t.equal((await api(custom.port, 'x'.repeat(64), 'GET', '/api/health')).status, 401);

@@ -273,7 +273,8 @@ export class GraphRecorder {
       return;
     }
     this.#open.set(frame, instanceId);
-    const params = frame.method === 'initialize' ? messageOf(frame)?.params : undefined;
+    // The host's name and requested version are params too: hidden inputs keep them out.
+    const params = frame.method === 'initialize' && !this.#hide.inputs ? messageOf(frame)?.params : undefined;
     if (record(params)) {
       this.#reporter.send(this.runId, { type: 'run.meta', meta: { clientInfo: params.clientInfo, requestedProtocolVersion: params.protocolVersion } });
     }

@@ -128,6 +128,11 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
       });
       return;
     }
+    if (path === '/ingest') {
+      // Only a WebSocket upgrade is served here, and even asking needs the token.
+      if (!tokenMatches(presentedToken(req, url, true), token)) return sendError(res, 401, 'unauthorized');
+      return sendError(res, 426, 'upgrade required');
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'method not allowed');
     if (path === '/' || path === '/index.html') return sendIndex(res, token, port);
     return sendAsset(res, path);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -11,7 +11,11 @@ export function prepareToken(dataDir: string, env: NodeJS.ProcessEnv = process.e
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
   const fromEnv = env.GRAPHMIND_TOKEN;
-  if (fromEnv !== undefined && fromEnv !== '') return { token: fromEnv, file: null };
+  if (fromEnv !== undefined && fromEnv !== '') {
+    // A token file from an earlier start would now be wrong: remove it.
+    rmSync(join(dataDir, 'token'), { force: true });
+    return { token: fromEnv, file: null };
+  }
   const token = randomBytes(32).toString('hex');
   const file = join(dataDir, 'token');
   const temp = join(dataDir, `.token.${process.pid}.${randomBytes(4).toString('hex')}`);
