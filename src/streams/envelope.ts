@@ -5,11 +5,11 @@
  *
  * Parsing every frame with `JSON.parse` is the single largest cost of a
  * classifying relay; most frames only need `jsonrpc`, `id`, `method` and
- * whether there is a `result` or an `error`. The scanner checks structure as
- * it skips (strings closed, brackets balanced, literals and numbers made of
- * the right characters, nothing after the closing brace), so a line it
- * accepts is JSON in all but the finest points (escape sequences and number
- * grammar are not checked).
+ * whether there is a `result` or an `error`. The scanner checks the top
+ * level fully (keys, colons, commas, literals, nothing after the closing
+ * brace) and nested values by shape only (strings closed, brackets balanced
+ * and matched); escape sequences and number grammar are not checked. That is
+ * enough to tell a JSON-RPC frame from noise without building it.
  *
  * @module
  */
@@ -17,9 +17,6 @@
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MAX_DEPTH = 256;
-
-/** Byte ranges `[start, end)` of the values of an object's top-level keys. */
-export type KeyRanges = Map<string, [number, number]>;
 
 function isSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
@@ -87,7 +84,7 @@ function skipNested(buf: Buffer, i: number, end: number): number {
 }
 
 /** End of the value starting at `i` (no leading space); -1 if malformed. */
-export function skipValue(buf: Buffer, i: number, end: number, _depth = 0): number {
+export function skipValue(buf: Buffer, i: number, end: number): number {
   if (i >= end) return -1;
   const byte = buf[i] as number;
   if (byte === QUOTE) return skipString(buf, i, end);
@@ -101,37 +98,6 @@ export function skipValue(buf: Buffer, i: number, end: number, _depth = 0): numb
     return at;
   }
   return -1;
-}
-
-/** Receives each top-level key of an object (as byte offsets) with its value's range. */
-export type KeyVisitor = (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => void;
-
-/**
- * Scan the object starting at `i` (an opening brace), calling `visit` for
- * each top-level key. Returns the index just past the closing brace, or -1
- * if malformed. Keys are passed as raw byte ranges (between the quotes):
- * nothing is decoded unless the caller wants it.
- */
-export function scanObject(buf: Buffer, i: number, end: number, visit: KeyVisitor | undefined): number {
-  let at = skipSpace(buf, i + 1, end);
-  if (buf[at] === 0x7d) return at + 1;
-  for (;;) {
-    if (buf[at] !== QUOTE) return -1;
-    const keyEnd = skipString(buf, at, end);
-    if (keyEnd === -1) return -1;
-    const keyStart = at + 1;
-    at = skipSpace(buf, keyEnd, end);
-    if (buf[at] !== 0x3a) return -1;
-    at = skipSpace(buf, at + 1, end);
-    const valueStart = at;
-    at = skipValue(buf, at, end);
-    if (at === -1) return -1;
-    if (visit !== undefined) visit(keyStart, keyEnd - 1, valueStart, at);
-    at = skipSpace(buf, at, end);
-    if (buf[at] === 0x7d) return at + 1;
-    if (buf[at] !== 0x2c) return -1;
-    at = skipSpace(buf, at + 1, end);
-  }
 }
 
 /** True if the bytes `[start, end)` spell `word` (ASCII). */
