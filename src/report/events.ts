@@ -227,5 +227,20 @@ export type ServerToReporter =
   | { type: 'decision'; holdId: string; action: HoldAction; value?: unknown }
   | { type: 'rejected'; runId: string; reason: string };
 
+/**
+ * What the live feed (`/api/live`) sends, one JSON object per message. A
+ * client that connects gets a `snapshot` first, then changes as they happen.
+ */
+export type LiveMessage =
+  | { type: 'snapshot'; runs: RunSummary[]; breakpoints: Breakpoints; holds: Hold[] }
+  | { type: 'run.started'; run: RunSummary }
+  | { type: 'run.event'; runId: string; event: RunEvent }
+  | { type: 'run.updated'; run: RunSummary }
+  | { type: 'run.deleted'; runId: string }
+  | { type: 'breakpoints'; breakpoints: Breakpoints }
+  | { type: 'hold.opened'; hold: Hold }
+  | { type: 'hold.decided'; holdId: string; action: HoldAction }
+  | { type: 'hold.released'; holdId: string; action: HoldAction };
+
 /** The shape of a run id (validated before any file is touched). */
 export const RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,20 +1,7 @@
 import type WebSocket from 'ws';
-import type { Breakpoints, Hold, HoldAction, RunEvent, RunSummary } from '../report/events.js';
+import type { LiveMessage } from '../report/events.js';
 
-/**
- * What the live feed sends, one JSON object per message. A client that
- * connects gets a `snapshot` first, then changes as they happen.
- */
-export type LiveMessage =
-  | { type: 'snapshot'; runs: RunSummary[]; breakpoints: Breakpoints; holds: Hold[] }
-  | { type: 'run.started'; run: RunSummary }
-  | { type: 'run.event'; runId: string; event: RunEvent }
-  | { type: 'run.updated'; run: RunSummary }
-  | { type: 'run.deleted'; runId: string }
-  | { type: 'breakpoints'; breakpoints: Breakpoints }
-  | { type: 'hold.opened'; hold: Hold }
-  | { type: 'hold.decided'; holdId: string; action: HoldAction }
-  | { type: 'hold.released'; holdId: string; action: HoldAction | 'continue' };
+export type { LiveMessage };
 
 /** A viewer that falls this far behind is disconnected; it reconnects and gets a fresh snapshot. */
 const MAX_BUFFERED = 32 * 1024 * 1024;

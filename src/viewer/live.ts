@@ -1,20 +1,10 @@
 // The live feed (`/api/live`): one JSON message per change. Reconnects with a
 // growing delay when the connection drops (the server restarted, the laptop
 // slept); a failed attempt re-reads the token in case the server has a new one.
-import type { Breakpoints, Hold, HoldAction, RunEvent, RunSummary } from '../report/events.js';
-import { refreshToken, token } from './token.js';
+import type { LiveMessage } from '../report/events.js';
 
-/** What the live feed sends. */
-export type LiveMessage =
-  | { type: 'snapshot'; runs: RunSummary[]; breakpoints: Breakpoints; holds: Hold[] }
-  | { type: 'run.started'; run: RunSummary }
-  | { type: 'run.event'; runId: string; event: RunEvent }
-  | { type: 'run.updated'; run: RunSummary }
-  | { type: 'run.deleted'; runId: string }
-  | { type: 'breakpoints'; breakpoints: Breakpoints }
-  | { type: 'hold.opened'; hold: Hold }
-  | { type: 'hold.decided'; holdId: string; action: HoldAction }
-  | { type: 'hold.released'; holdId: string; action: HoldAction };
+export type { LiveMessage };
+import { refreshToken, token } from './token.js';
 
 /** The state of the connection, for the header. */
 export type Connection = 'connecting' | 'live' | 'reconnecting';
