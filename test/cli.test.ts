@@ -1,12 +1,17 @@
 // The `graphmind mcp-proxy` command line: the recipe printed without a
 // command, flag errors, --trace, and a server command line that reaches the
 // server untouched.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import t from 'tap';
-import { PROXY_FIXTURES, startProxy, waitFor } from './helpers/cli.js';
+import yargs from 'yargs';
+import { proxyFlags } from '../src/cli/mcp-proxy-command.js';
+import { parseProxyFlags, type ProxyFlags } from '../src/cli/proxy-flags.js';
+import { CLI, PROXY_FIXTURES, startProxy, waitFor } from './helpers/cli.js';
 import { frame, initialize, killQuietly, lines, messagesIn, responseTo, stderrMatch, toolsCall } from './helpers/wire.js';
 
 const node = process.execPath;
@@ -152,4 +157,238 @@ t.test('without --, the server command starts at the first argument that is not 
   t.match(proxy.stderr(), /graphmind mcp-proxy: trace client → server request initialize #1/, 'our flags still apply');
   proxy.child.stdin.end();
   t.equal((await proxy.exited).code, 0);
+});
+
+// The fast parser reads the flags a host config passes without loading yargs.
+// For every form it reads, it must give what yargs gives; for every other
+// form it must step aside so that yargs answers as it always has.
+
+/** What the yargs parser (the one `graphmind mcp-proxy` falls back to) makes of `args`. */
+async function viaYargs(args: string[]): Promise<ProxyFlags | { error: string }> {
+  try {
+    const parsed = await proxyFlags(yargs(args))
+      .help(false)
+      .version(false)
+      .strict()
+      .exitProcess(false)
+      .fail((message, error) => {
+        throw new Error(message ?? error?.message);
+      })
+      .parseAsync();
+    const flags = parsed as unknown as ProxyFlags;
+    return {
+      trace: flags.trace,
+      'wait-for-attach': flags['wait-for-attach'],
+      'inherit-stderr': flags['inherit-stderr'],
+      'max-frame-bytes': flags['max-frame-bytes'],
+      port: flags.port,
+    };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+const FAST_FORMS: string[][] = [
+  [],
+  ['--trace'],
+  ['--no-trace'],
+  ['--wait-for-attach'],
+  ['--no-wait-for-attach'],
+  ['--inherit-stderr'],
+  ['--no-inherit-stderr'],
+  ['--port', '4748'],
+  ['--port=4748'],
+  ['--port', '007'],
+  ['--port', '65535'],
+  ['--port', '1'],
+  ['--max-frame-bytes', '4096'],
+  ['--max-frame-bytes=1'],
+  ['--max-frame-bytes', '9007199254740991'],
+  ['--trace', '--wait-for-attach', '--inherit-stderr', '--max-frame-bytes', '4096', '--port', '4748'],
+  ['--port=80', '--no-trace', '--max-frame-bytes=65536', '--inherit-stderr'],
+];
+
+t.test('fast flag parser: each form it reads gives the values yargs gives', async (t) => {
+  for (const args of FAST_FORMS) {
+    const fast = parseProxyFlags(args);
+    t.ok(fast, `${JSON.stringify(args)} is read without yargs`);
+    t.equal(fast?.problem, undefined, `${JSON.stringify(args)} is valid`);
+    t.same(fast?.flags, await viaYargs(args), `${JSON.stringify(args)}: same values as yargs`);
+  }
+  t.same(parseProxyFlags([])?.flags, {
+    trace: false,
+    'wait-for-attach': false,
+    'inherit-stderr': false,
+    'max-frame-bytes': 64 * 1024 * 1024,
+    port: 4747,
+  }, 'the defaults');
+  t.same(parseProxyFlags(['--trace', '--port=4748', '--max-frame-bytes', '10'])?.flags, {
+    trace: true,
+    'wait-for-attach': false,
+    'inherit-stderr': false,
+    'max-frame-bytes': 10,
+    port: 4748,
+  });
+});
+
+t.test('fast flag parser: an out-of-range value gives the yargs message', async (t) => {
+  for (const args of [
+    ['--port', '0'],
+    ['--port=65536'],
+    ['--port', '99999999999999999999999'],
+    ['--max-frame-bytes', '0'],
+    ['--max-frame-bytes=9007199254740992'],
+    ['--max-frame-bytes', '0', '--port', '0'],
+  ]) {
+    const fast = parseProxyFlags(args);
+    t.ok(fast, `${JSON.stringify(args)} is read without yargs`);
+    const yargsSays = await viaYargs(args);
+    t.ok('error' in yargsSays, `yargs rejects ${JSON.stringify(args)}`);
+    if ('error' in yargsSays) t.equal(fast?.problem, yargsSays.error, `${JSON.stringify(args)}: the same message`);
+  }
+});
+
+t.test('fast flag parser: anything else is left to yargs', async (t) => {
+  for (const args of [
+    ['--help'],
+    ['-h'],
+    ['--version'],
+    ['--bogus'],
+    ['-x'],
+    ['foo'],
+    [''],
+    ['--'],
+    ['--maxFrameBytes', '10'],
+    ['--waitForAttach'],
+    ['--port'],
+    ['--port', '--trace'],
+    ['--port='],
+    ['--port', ''],
+    ['--port', '-1'],
+    ['--port', '+80'],
+    ['--port', '0x10'],
+    ['--port', '1e3'],
+    ['--port', ' 80 '],
+    ['--max-frame-bytes', '10.0'],
+    ['--port=1', '--port=2'],
+    ['--trace', '--trace'],
+    ['--trace', '--no-trace'],
+    ['--trace=true'],
+    ['--trace=false'],
+    ['--no-port'],
+    ['--no-bogus'],
+    ['--trace', 'true'],
+  ]) {
+    t.equal(parseProxyFlags(args), undefined, `${JSON.stringify(args)} goes to yargs`);
+  }
+});
+
+t.test('mcp-proxy --help: the yargs help, exit 0', async (t) => {
+  const proxy = startProxy(['--help'], [node, fixture('echo-server.mjs')]);
+  t.teardown(() => killQuietly(proxy.child.pid));
+  t.equal((await proxy.exited).code, 0);
+  const help = proxy.stdout().toString('utf8');
+  t.match(help, /^graphmind mcp-proxy \[flags\] -- <server command\.\.\.>\n/, 'the usage line');
+  for (const flag of ['--trace', '--wait-for-attach', '--inherit-stderr', '--max-frame-bytes', '--port', '--version', '--help']) {
+    t.match(help, new RegExp(`^  ${flag} `, 'm'), `describes ${flag}`);
+  }
+  t.match(help, /\[number\] \[default: 67108864\]/, 'with the defaults');
+  t.notMatch(proxy.stderr(), /echo-server/, 'the server was never started');
+});
+
+t.test('mcp-proxy --version: the package version, exit 0', async (t) => {
+  const proxy = startProxy(['--version'], [node, fixture('echo-server.mjs')]);
+  t.teardown(() => killQuietly(proxy.child.pid));
+  t.equal((await proxy.exited).code, 0);
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  t.equal(proxy.stdout().toString('utf8'), `${version}\n`);
+});
+
+for (const [flags, expected] of [
+  // Read by the fast parser, checked by the shared check.
+  [['--port', '0'], /^graphmind mcp-proxy: --port must be a port number \(1-65535\)$/],
+  [['--port=65536'], /^graphmind mcp-proxy: --port must be a port number \(1-65535\)$/],
+  [['--max-frame-bytes=0'], /^graphmind mcp-proxy: --max-frame-bytes must be a positive whole number of bytes$/],
+  // Left to yargs.
+  [['-h'], /^graphmind mcp-proxy: Unknown argument: h$/],
+  [['--trace', '--bogus=1'], /^graphmind mcp-proxy: Unknown argument: bogus$/],
+  [['--maxFrameBytes', '0'], /^graphmind mcp-proxy: --max-frame-bytes must be a positive whole number of bytes$/],
+  [['--port', '--trace'], /^graphmind mcp-proxy: Not enough arguments following: port$/],
+  [['--port=1', '--port=2'], /^graphmind mcp-proxy: --port must be a port number \(1-65535\)$/],
+] as const) {
+  t.test(`${flags.join(' ')}: one plain line, exit 2`, async (t) => {
+    const proxy = startProxy(flags, [node, fixture('echo-server.mjs')]);
+    t.teardown(() => killQuietly(proxy.child.pid));
+    t.equal((await proxy.exited).code, 2);
+    t.equal(proxy.stdout().length, 0, 'nothing on stdout');
+    const all = lines(proxy.stderr());
+    t.equal(all.length, 1, 'exactly one line, no stack trace');
+    t.match(all[0], expected);
+  });
+}
+
+// --max-frame-bytes shows on stderr when a longer line arrives, so each form
+// can be seen to reach the proxy.
+for (const flags of [
+  ['--max-frame-bytes', '64'],
+  ['--max-frame-bytes=64', '--no-trace'],
+  ['--maxFrameBytes', '64'],
+  ['--max-frame-bytes', '0x40'],
+]) {
+  t.test(`${flags.join(' ')} reaches the proxy`, async (t) => {
+    const proxy = startProxy(flags, [node, fixture('echo-server.mjs')]);
+    t.teardown(() => killQuietly(proxy.child.pid));
+    proxy.child.stdin.write(initialize(1));
+    await responseTo(proxy, 1);
+    await stderrMatch(proxy, /larger than --max-frame-bytes \(64 bytes\)/);
+    t.notMatch(proxy.stderr(), /graphmind mcp-proxy: trace /, 'no trace');
+    proxy.child.stdin.end();
+    t.equal((await proxy.exited).code, 0, 'exit 0');
+  });
+}
+
+t.test('the usual mcp-proxy start loads neither yargs nor the debugger server', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'graphmind-cli-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // A module hook that writes down every module the CLI loads.
+  const hooks = join(dir, 'hooks.mjs');
+  writeFileSync(
+    hooks,
+    [
+      "import { appendFileSync } from 'node:fs';",
+      'let file;',
+      'export function initialize(data) { file = data; }',
+      'export async function resolve(specifier, context, next) {',
+      '  const result = await next(specifier, context);',
+      "  appendFileSync(file, result.url + '\\n');",
+      '  return result;',
+      '}',
+    ].join('\n'),
+  );
+  const register = join(dir, 'register.mjs');
+  writeFileSync(
+    register,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)}, { data: process.env.LOADED_LIST });\n`,
+  );
+
+  const loaded = async (proxyArgs: string[]): Promise<string[]> => {
+    const list = join(dir, `loaded-${proxyArgs.join('')}.txt`);
+    writeFileSync(list, '');
+    const child = spawn(process.execPath, ['--import', pathToFileURL(register).href, CLI, 'mcp-proxy', ...proxyArgs, '--', node, '-e', '0'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, LOADED_LIST: list },
+    });
+    t.teardown(() => killQuietly(child.pid));
+    child.stderr.resume();
+    await once(child, 'close');
+    return readFileSync(list, 'utf8').split('\n').filter(Boolean);
+  };
+
+  const usual = await loaded(['--trace', '--port=4748', '--max-frame-bytes', '4096']);
+  t.ok(usual.some((url) => url.endsWith('/proxy/run-proxy.js')), 'the hook sees the proxy load');
+  t.same(usual.filter((url) => /\/node_modules\/yargs\//.test(url)), [], 'no yargs');
+  t.same(usual.filter((url) => /\/dist\/(server\/|cli\/serve-command\.js)/.test(url)), [], 'nothing of the serve command');
+
+  const unusual = await loaded(['--maxFrameBytes', '4096']);
+  t.ok(unusual.some((url) => /\/node_modules\/yargs\//.test(url)), 'an unusual form does load yargs');
 });

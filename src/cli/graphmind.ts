@@ -1,13 +1,20 @@
 #!/usr/bin/env node
+// Only small modules are loaded up front. An MCP host starts `mcp-proxy` once
+// per server, so that path reads its usual flags without yargs and never
+// loads the debugger's server; yargs and the serve command are loaded only
+// when they are needed.
 import { readFileSync } from 'node:fs';
-import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
-import { EXIT_USAGE, proxyFlags, runProxyCommand, type ProxyFlags } from './mcp-proxy-command.js';
-import { runServeCommand, serveFlags, type ServeFlags } from './serve-command.js';
+import { EXIT_USAGE, parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
+import type { ServeFlags } from './serve-command.js';
 import { splitServerCommand } from './split-command.js';
 
-const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-const argv = hideBin(process.argv);
+// The arguments after `node graphmind.js`: what yargs' hideBin gives under
+// Node, without loading yargs to get it.
+const argv = process.argv.slice(2);
+
+function readVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
 /** Print one plain line on stderr and exit: never a stack trace. */
 function fail(message: string): never {
@@ -15,21 +22,34 @@ function fail(message: string): never {
   process.exit(EXIT_USAGE);
 }
 
+/** Parse `mcp-proxy`'s own flags with yargs: help, version, unusual forms and their error messages. */
+async function parseProxyFlagsWithYargs(ours: string[]): Promise<ProxyFlags> {
+  const [{ default: yargs }, { proxyFlags }] = await Promise.all([import('yargs'), import('./mcp-proxy-command.js')]);
+  const flags = await proxyFlags(yargs(ours))
+    .scriptName('graphmind')
+    .version(readVersion())
+    .help()
+    .strict()
+    .fail((message, error) => fail(`graphmind mcp-proxy: ${message ?? error?.message}`))
+    .parseAsync();
+  return flags as unknown as ProxyFlags;
+}
+
 async function main(): Promise<void> {
   if (argv[0] === 'mcp-proxy') {
     // The server's command line is everything after `--` and is never
     // handed to the parser, so its flags and numbers arrive untouched.
     const { ours, server } = splitServerCommand(argv.slice(1));
-    const flags = await proxyFlags(yargs(ours))
-      .scriptName('graphmind')
-      .version(version)
-      .help()
-      .strict()
-      .fail((message, error) => fail(`graphmind mcp-proxy: ${message ?? error?.message}`))
-      .parseAsync();
-    await runProxyCommand(flags as unknown as ProxyFlags, server);
+    // The flags a host config passes are read here; anything else goes to yargs.
+    const fast = parseProxyFlags(ours);
+    if (fast?.problem !== undefined) fail(`graphmind mcp-proxy: ${fast.problem}`);
+    const flags = fast?.flags ?? (await parseProxyFlagsWithYargs(ours));
+    const { runProxyCommand } = await import('./mcp-proxy-command.js');
+    await runProxyCommand(flags, server);
     return;
   }
+  const [{ default: yargs }, { runServeCommand, serveFlags }] = await Promise.all([import('yargs'), import('./serve-command.js')]);
+  const version = readVersion();
   await yargs(argv)
     .scriptName('graphmind')
     .version(version)

@@ -1,60 +1,52 @@
 import type { Argv } from 'yargs';
 import { runProxy } from '../proxy/run-proxy.js';
 import { createStderrSink } from '../proxy/stderr-sink.js';
-import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
+import { EXIT_USAGE, PROXY_FLAG_DEFAULTS, proxyFlagsProblem, type ProxyFlags } from './proxy-flags.js';
 import { proxyRecipe } from './recipe.js';
 
-/** Exit code for a usage problem (no command, a bad flag value). */
-export const EXIT_USAGE = 2;
+export { EXIT_USAGE, type ProxyFlags };
 
-/** The proxy's flags, for yargs (help text and validation). */
+/**
+ * The proxy's flags, for yargs (help text and validation). The common forms
+ * are read without yargs by `parseProxyFlags` (proxy-flags.ts), with the
+ * same defaults and the same check.
+ */
 export function proxyFlags(yargs: Argv): Argv<ProxyFlags> {
   return yargs
     .usage('$0 mcp-proxy [flags] -- <server command...>')
     .option('trace', {
       type: 'boolean',
-      default: false,
+      default: PROXY_FLAG_DEFAULTS.trace,
       describe: 'Print one line per relayed frame on stderr (works with no debugger running)',
     })
     .option('wait-for-attach', {
       type: 'boolean',
-      default: false,
+      default: PROXY_FLAG_DEFAULTS['wait-for-attach'],
       describe: 'Hold the first frame until the debugger attaches (up to 3 s)',
     })
     .option('inherit-stderr', {
       type: 'boolean',
-      default: false,
+      default: PROXY_FLAG_DEFAULTS['inherit-stderr'],
       describe: "Give the server this process's stderr instead of capturing it",
     })
     .option('max-frame-bytes', {
       type: 'number',
       // Without it, a flag left without its value silently means the default.
       requiresArg: true,
-      default: DEFAULT_MAX_FRAME_BYTES,
+      default: PROXY_FLAG_DEFAULTS['max-frame-bytes'],
       describe: 'Largest line parsed; a longer one turns that stream into a raw byte pipe',
     })
     .option('port', {
       type: 'number',
       requiresArg: true,
-      default: 4747,
+      default: PROXY_FLAG_DEFAULTS.port,
       describe: 'Port of the graphmind debugger to report to',
     })
     .check((argv) => {
-      const size = argv['max-frame-bytes'];
-      if (!Number.isSafeInteger(size) || size < 1) throw new Error('--max-frame-bytes must be a positive whole number of bytes');
-      const port = argv.port;
-      if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error('--port must be a port number (1-65535)');
+      const problem = proxyFlagsProblem(argv);
+      if (problem !== undefined) throw new Error(problem);
       return true;
     }) as unknown as Argv<ProxyFlags>;
-}
-
-/** Parsed `mcp-proxy` flags. */
-export interface ProxyFlags {
-  trace: boolean;
-  'wait-for-attach': boolean;
-  'inherit-stderr': boolean;
-  'max-frame-bytes': number;
-  port: number;
 }
 
 /** Run the proxy for `server` (the command line after `--`) and exit with its code. */
