@@ -1,11 +1,11 @@
 import { PassThrough, Writable } from 'node:stream';
 import t from 'tap';
-import type { Frame, FrameBatch } from '../src/streams/frame.js';
+import { newFrame, type Frame, type FrameBatch } from '../src/streams/frame.js';
 import { FrameWriter } from '../src/streams/frame-writer.js';
 import { GateTransform, type FrameGate } from '../src/streams/gate-transform.js';
 
 let seq = 0;
-const frame = (text: string): Frame => ({ raw: Buffer.from(`${text}\n`), direction: 'client-to-server', seq: ++seq, terminated: true });
+const frame = (text: string): Frame => newFrame(Buffer.from(`${text}\n`), 'client-to-server', ++seq, true);
 
 t.test('a held frame stops everything behind it, in order', async (t) => {
   let release: (frames: readonly Frame[]) => void = () => {};
@@ -36,16 +36,23 @@ t.test('a gate that throws or rejects lets the frame through', async (t) => {
   }
 });
 
-t.test('frames of one tick reach the destination in one vectored write', async (t) => {
+t.test('the separate frames of one batch reach the destination in one vectored write', async (t) => {
   const writes: number[] = [];
   const dest = new Writable({
     write(chunk: Buffer, _e, cb) { writes.push(1); cb(); },
     writev(chunks, cb) { writes.push(chunks.length); cb(); },
   });
   const writer = new FrameWriter({ destination: dest });
-  for (let i = 0; i < 50; i++) writer.write([frame(`f${i}`)]);
+  const batch: Frame[] = [];
+  for (let i = 0; i < 50; i++) batch.push(frame(`f${i}`));
+  writer.write(batch);
   await new Promise((resolve) => setImmediate(resolve));
   t.same(writes, [50], 'one writev carrying all 50 frames');
+  // A batch of one frame is one plain write, with nothing corked.
+  writes.length = 0;
+  writer.write([frame('single')]);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(writes, [1]);
 });
 
 t.test('a full destination pushes back on the writer', async (t) => {
@@ -72,7 +79,7 @@ t.test('neighbouring lines of one chunk are written as one view of it', async (t
     writev(cs, cb) { for (const c of cs) writes.push(c.chunk as Buffer); cb(); },
   });
   const writer = new FrameWriter({ destination: dest });
-  const at = (start: number, end: number): Frame => ({ raw: chunk.subarray(start, end), direction: 'server-to-client', seq: ++seq, terminated: true });
+  const at = (start: number, end: number): Frame => newFrame(chunk.subarray(start, end), 'server-to-client', ++seq, true);
   writer.write([at(0, 2), at(2, 4), at(4, 6)]);
   await new Promise((resolve) => setImmediate(resolve));
   t.equal(writes.length, 1);

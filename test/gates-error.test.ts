@@ -10,7 +10,7 @@ import { WireGate } from '../src/proxy/wire-gate.js';
 import type { Reporter } from '../src/report/reporter.js';
 import { classify } from '../src/streams/classifier.js';
 import { Correlator } from '../src/streams/correlator.js';
-import type { Direction, Frame } from '../src/streams/frame.js';
+import { newFrame, type Direction, type Frame } from '../src/streams/frame.js';
 import type { Hold } from '../src/report/events.js';
 import {
   ABORT,
@@ -173,7 +173,7 @@ t.test('a decision the proxy does not know lets the held frame through (fail ope
   reporter.emit('breakpoints', { pauseOnError: true, nodes: { 'tool:echo': { before: true } } });
   const correlator = new Correlator();
   const frameOf = (text: string, direction: Direction, seq: number): Frame =>
-    classify({ raw: Buffer.from(`${text}\n`), direction, seq, terminated: true }, correlator);
+    classify(newFrame(Buffer.from(`${text}\n`), direction, seq, true), correlator);
   const request = frameOf('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}', 'client-to-server', 1);
   const response = frameOf('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"no"}}', 'server-to-client', 1);
   for (const held of [request, response]) {

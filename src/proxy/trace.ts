@@ -7,6 +7,6 @@ export function traceLine(frame: Frame): string {
   if (frame.method !== undefined) parts.push(frame.method);
   if (frame.id !== undefined) parts.push(`#${JSON.stringify(frame.id)}`);
   if (frame.node !== undefined && frame.node.kind !== 'custom') parts.push(frame.node.nodeId);
-  parts.push(`(${frame.raw.length} bytes)`);
+  parts.push(`(${frame.size} bytes)`);
   return `${parts.join(' ')}\n`;
 }

@@ -104,6 +104,11 @@ export class WireGate implements FrameGate {
     this.#relay = relay;
   }
 
+  /** Nothing is held while no debugger is attached (or awaited). */
+  mayHold(): boolean {
+    return this.#attachWait !== undefined || this.gate.attached;
+  }
+
   check(frame: Frame): Promise<readonly Frame[]> | undefined {
     if (frame.type === 'response' && frame.method === 'initialize') this.#noteEra(frame);
     if (this.#attachWait !== undefined) {
@@ -246,7 +251,9 @@ export class WireGate implements FrameGate {
         return [this.#replacement(frame, abortBytes(request.id))];
       case 'retry': {
         const relay = this.#relay;
-        if (relay === undefined) return [frame];
+        // A request relayed in pieces before the debugger attached may not
+        // have been kept whole: it cannot be sent again, so the answer goes on.
+        if (relay === undefined || request.raw.length !== request.size) return [frame];
         // Same bytes, same id: the answer pairs with the request again.
         relay.correlator.track(request);
         const writer = request.direction === 'client-to-server' ? relay.toServer.writer : relay.toClient.writer;

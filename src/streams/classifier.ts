@@ -1,8 +1,9 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { Correlator } from './correlator.js';
-import { memberRange, scanEnvelope, valueAt, valueIs } from './envelope.js';
+import { Envelope, StringInterner, isTrue, isVersion2, scanEnvelope, valueAt } from './envelope.js';
 import type { Direction, Frame, FrameBatch, JsonRpcId } from './frame.js';
 import { STDOUT_NOISE_NODE, namingParam, nodeFor } from './node-naming.js';
+import { SkeletonReader } from './skeleton.js';
 
 /** Options for {@link Classifier}. */
 export interface ClassifierOptions {
@@ -40,6 +41,9 @@ export class Classifier extends Transform {
   readonly direction: Direction;
   readonly correlator: Correlator;
   readonly #onFrame: ((frame: Frame) => void) | undefined;
+  /** Reads the line currently arriving in pieces, if any. */
+  #skeleton: SkeletonReader | undefined;
+  #skeletonOf: Frame | undefined;
 
   constructor(options: ClassifierOptions) {
     const hwm = options.highWaterMark ?? 16;
@@ -52,7 +56,14 @@ export class Classifier extends Transform {
   override _transform(batch: FrameBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
     const onFrame = this.#onFrame;
     for (const frame of batch) {
-      if (frame.type !== 'raw') classify(frame, this.correlator);
+      if (frame.partOf !== undefined) {
+        // A piece of a long line on its way: read it as it passes; the
+        // line is classified (and observed) when its own frame follows.
+        this.#readPiece(frame);
+        continue;
+      }
+      if (frame.streamed) this.#classifyStreamed(frame);
+      else if (frame.type !== 'raw') classify(frame, this.correlator);
       if (onFrame !== undefined) {
         try {
           onFrame(frame);
@@ -63,11 +74,29 @@ export class Classifier extends Transform {
     }
     callback(null, batch);
   }
+
+  #readPiece(piece: Frame): void {
+    if (this.#skeletonOf !== piece.partOf) {
+      this.#skeleton ??= new SkeletonReader();
+      this.#skeleton.reset();
+      this.#skeletonOf = piece.partOf;
+    }
+    this.#skeleton?.push(piece.raw);
+  }
+
+  /** A line that went out in pieces: classify it from what was read of them. */
+  #classifyStreamed(frame: Frame): void {
+    const skeleton = this.#skeletonOf === frame && this.#skeleton !== undefined ? this.#skeleton.finish() : { kind: 'other' as const };
+    this.#skeletonOf = undefined;
+    if (skeleton.kind === 'object') classify(frame, this.correlator, skeleton.bytes);
+    else if (skeleton.kind === 'array') frame.type = 'batch';
+    else markNoise(frame);
+  }
 }
 
-function isJsonRpcArray(raw: Buffer): boolean {
+function isJsonRpcArray(bytes: Buffer): boolean {
   try {
-    const value: unknown = JSON.parse(raw.toString('utf8'));
+    const value: unknown = JSON.parse(bytes.toString('utf8'));
     return (
       Array.isArray(value) &&
       value.length > 0 &&
@@ -78,57 +107,66 @@ function isJsonRpcArray(raw: Buffer): boolean {
   }
 }
 
+// Reused by every call: an envelope is consumed before classify returns.
+const scratch = new Envelope();
+// Methods and naming values repeat; per direction, so that one side's
+// traffic does not push the other's out.
+const methodsToServer = new StringInterner();
+const methodsToClient = new StringInterner();
+const names = new StringInterner();
+
 /**
  * Classify one frame in place (the function behind {@link Classifier}), for
  * transports that frame messages themselves.
+ *
+ * @param bytes what to read the message from, if not `frame.raw`: the same
+ *   JSON text, e.g. a compact copy of a line that was relayed in pieces.
+ *   Everything classify learns comes from these bytes.
  */
-export function classify(frame: Frame, correlator: Correlator): Frame {
-  const raw = frame.raw;
-  const env = scanEnvelope(raw);
+export function classify(frame: Frame, correlator: Correlator, bytes: Buffer = frame.raw): Frame {
+  const env = scanEnvelope(bytes, scratch);
   if (env === undefined) {
     let first = 0;
-    while (first < raw.length && (raw[first] === 0x20 || raw[first] === 0x09)) first++;
-    if (raw[first] === 0x5b && isJsonRpcArray(raw)) {
+    while (first < bytes.length && (bytes[first] === 0x20 || bytes[first] === 0x09)) first++;
+    if (bytes[first] === 0x5b && isJsonRpcArray(bytes)) {
       frame.type = 'batch';
       return frame;
     }
     return markNoise(frame);
   }
-  if (!valueIs(raw, env.jsonrpc, env.jsonrpcEnd, '"2.0"')) return markNoise(frame);
+  if (!isVersion2(bytes, env.jsonrpc, env.jsonrpcEnd)) return markNoise(frame);
+  const direction = frame.direction;
   if (env.method !== -1) {
-    const method = valueAt(raw, env.method, env.methodEnd);
-    if (typeof method !== 'string') return markNoise(frame);
+    const toServer = direction === 'client-to-server';
+    const method = (toServer ? methodsToServer : methodsToClient).stringAt(bytes, env.method, env.methodEnd);
+    if (method === undefined) return markNoise(frame);
     frame.method = method;
-    const key = namingParam(method, frame.direction);
+    const key = namingParam(method, direction);
     let field: string | undefined;
-    if (key !== undefined) {
-      const range = memberRange(raw, env.params, env.paramsEnd, key);
-      const value = range === undefined ? undefined : valueAt(raw, range[0], range[1]);
-      if (typeof value === 'string') field = value;
-    }
-    frame.node = nodeFor(method, frame.direction, field);
+    if (key === 'name') field = names.stringAt(bytes, env.name, env.nameEnd);
+    else if (key === 'uri') field = names.stringAt(bytes, env.uri, env.uriEnd);
+    frame.node = nodeFor(method, direction, field);
     if (env.id === -1) {
       frame.type = 'notification';
     } else {
       frame.type = 'request';
-      frame.id = valueAt(raw, env.id, env.idEnd) as JsonRpcId;
+      frame.id = valueAt(bytes, env.id, env.idEnd) as JsonRpcId;
       correlator.track(frame);
     }
     return frame;
   }
   const hasResult = env.result !== -1;
   if (env.id !== -1 && (hasResult || env.error !== -1)) {
-    const id = valueAt(raw, env.id, env.idEnd) as JsonRpcId;
+    const id = valueAt(bytes, env.id, env.idEnd) as JsonRpcId;
     frame.type = hasResult ? 'response' : 'error';
     frame.id = id;
-    const request = correlator.take(frame.direction, id);
+    const request = correlator.take(direction, id);
     if (request !== undefined) {
       frame.request = request;
       frame.method = request.method;
       frame.node = request.node;
-      if (hasResult && request.method === 'tools/call') {
-        const isError = memberRange(raw, env.result, env.resultEnd, 'isError');
-        if (isError !== undefined && valueIs(raw, isError[0], isError[1], 'true')) frame.isError = true;
+      if (hasResult && request.method === 'tools/call' && isTrue(bytes, env.isError, env.isErrorEnd)) {
+        frame.isError = true;
       }
     }
     return frame;

@@ -6,15 +6,15 @@ import type { Direction, Frame, JsonRpcId } from './frame.js';
  * other way round, so the table is keyed by the request's direction and id.
  */
 export class Correlator {
-  readonly #pending: Record<Direction, Map<JsonRpcId, Frame>> = {
-    'client-to-server': new Map(),
-    'server-to-client': new Map(),
-  };
+  /** Requests the client sent, by id. */
+  readonly #fromClient = new Map<JsonRpcId, Frame>();
+  /** Requests the server sent, by id. */
+  readonly #fromServer = new Map<JsonRpcId, Frame>();
 
   /** Remember a request until its answer comes back. */
   track(request: Frame): void {
     if (request.id === undefined) return;
-    this.#pending[request.direction].set(request.id, request);
+    (request.direction === 'client-to-server' ? this.#fromClient : this.#fromServer).set(request.id, request);
   }
 
   /**
@@ -22,7 +22,9 @@ export class Correlator {
    * answers. Returns undefined for an answer to nothing we saw.
    */
   take(direction: Direction, id: JsonRpcId): Frame | undefined {
-    const table = this.#pending[direction === 'client-to-server' ? 'server-to-client' : 'client-to-server'];
+    // An answer travelling to the server answers a request from the server.
+    const table = direction === 'client-to-server' ? this.#fromServer : this.#fromClient;
+    if (table.size === 0) return undefined;
     const request = table.get(id);
     if (request !== undefined) table.delete(id);
     return request;
@@ -30,6 +32,6 @@ export class Correlator {
 
   /** Requests still waiting for an answer, oldest first. */
   outstanding(direction: Direction): Frame[] {
-    return [...this.#pending[direction].values()];
+    return [...(direction === 'client-to-server' ? this.#fromClient : this.#fromServer).values()];
   }
 }

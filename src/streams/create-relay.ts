@@ -83,7 +83,13 @@ function buildDirection(
   correlator: Correlator,
   options: RelayOptions,
 ): RelayDirection {
-  const framer = new LineFramer({ direction, maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES });
+  const gateCore = options.gate;
+  const framer = new LineFramer({
+    direction,
+    maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
+    // Long lines go on in pieces only while nothing could hold them.
+    canStream: () => gateCore === undefined || gateCore.mayHold?.(direction) === false,
+  });
   const classifier = new Classifier({ direction, correlator, onFrame: options.onFrame });
   const gate = new GateTransform({ gate: options.gate });
   const lifter = new Lifter();

@@ -22,15 +22,15 @@ export interface FrameWriterOptions {
  * The sink of one direction: writes each frame's bytes whole and in order.
  *
  * Frames that were neighbours in one input chunk are written as one view of
- * that chunk (no copy), and batches that arrive in the same tick are corked
- * together into a single vectored write, so the relay makes no more system
- * calls than a plain byte pipe does. A full destination holds the writer's callback until
- * `'drain'`, which propagates backpressure up the pipeline to the source.
+ * that chunk (no copy), and the separate pieces of one batch are corked into
+ * a single vectored write, so the relay makes no more system calls than a
+ * plain byte pipe does. A destination that could not take everything at
+ * once holds the writer's callback until `'drain'`, which propagates
+ * backpressure up the pipeline to the source.
  */
 export class FrameWriter extends Writable {
   readonly destination: NodeJS.WritableStream & Writable;
   readonly #end: boolean;
-  #corked = false;
 
   constructor(options: FrameWriterOptions) {
     super({ objectMode: true, highWaterMark: options.highWaterMark ?? 16 });
@@ -46,7 +46,6 @@ export class FrameWriter extends Writable {
    */
   writeBytes(raw: Buffer): void {
     if (this.destination.writableEnded || this.destination.destroyed) return;
-    this.#cork();
     this.destination.write(raw);
   }
 
@@ -56,24 +55,33 @@ export class FrameWriter extends Writable {
       callback();
       return;
     }
-    this.#cork();
     let ok = true;
+    let corked = false;
     // Adjacent slices of the same chunk are written as one wider view of
-    // it: no copy, one write.
+    // it: no copy, one write. Separate pieces are corked into one writev.
     let first: Buffer | undefined;
     let length = 0;
     for (const frame of batch) {
+      // Its bytes already went out, piece by piece, ahead of it.
+      if (frame.streamed) continue;
       const raw = frame.raw;
       if (first !== undefined && raw.buffer === first.buffer && raw.byteOffset === first.byteOffset + length) {
         length += raw.length;
         continue;
       }
-      if (first !== undefined) ok = dest.write(length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length));
+      if (first !== undefined) {
+        if (!corked) {
+          corked = true;
+          dest.cork();
+        }
+        ok = dest.write(length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length));
+      }
       first = raw;
       length = raw.length;
     }
     if (first !== undefined) ok = dest.write(length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length));
-    if (ok) {
+    if (corked) dest.uncork();
+    if (ok || dest.writableLength === 0) {
       callback();
       return;
     }
@@ -89,15 +97,5 @@ export class FrameWriter extends Writable {
   override _final(callback: (error?: Error | null) => void): void {
     if (this.#end && !this.destination.writableEnded) this.destination.end();
     callback();
-  }
-
-  #cork(): void {
-    if (this.#corked) return;
-    this.#corked = true;
-    this.destination.cork();
-    process.nextTick(() => {
-      this.#corked = false;
-      this.destination.uncork();
-    });
   }
 }

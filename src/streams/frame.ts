@@ -56,6 +56,25 @@ export interface Frame {
   /** Per-direction sequence number, from 1. */
   seq: number;
   /**
+   * The line's length in bytes. It equals `raw.length` except for a long
+   * line relayed in pieces whose bytes were not all kept (see `streamed`):
+   * then `raw` holds only its head.
+   */
+  size: number;
+  /**
+   * The line's bytes were relayed in pieces as they arrived, ahead of this
+   * frame, because no gate could hold it: writers do not write this frame
+   * again and gates do not hold it. It still carries the line's
+   * classification, and its bytes when the line was at most
+   * `keepStreamedBytes` long.
+   */
+  streamed: boolean;
+  /**
+   * On a piece of a long line relayed as it arrives (a `raw` frame): the
+   * frame of the whole line, which follows its last piece.
+   */
+  partOf: Frame | undefined;
+  /**
    * `false` for the last bytes of a stream that ended without a newline, and
    * for raw chunks relayed after the stream degraded.
    */
@@ -94,6 +113,9 @@ export function newFrame(raw: Buffer, direction: Direction, seq: number, termina
     raw,
     direction,
     seq,
+    size: raw.length,
+    streamed: false,
+    partOf: undefined,
     terminated,
     type: undefined,
     message: undefined,
@@ -120,6 +142,8 @@ export type FrameBatch = Frame[];
 export function messageOf(frame: Frame): JsonRpcMessage | undefined {
   if (frame.message !== undefined) return frame.message;
   if (frame.type === undefined || frame.type === 'noise' || frame.type === 'raw' || frame.type === 'batch') return undefined;
+  // Only the head of a long streamed line was kept: there is nothing whole to parse.
+  if (frame.raw.length !== frame.size) return undefined;
   try {
     frame.message = JSON.parse(frame.raw.toString('utf8')) as JsonRpcMessage;
   } catch {

@@ -1,5 +1,5 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import type { Frame, FrameBatch } from './frame.js';
+import type { Direction, Frame, FrameBatch } from './frame.js';
 
 /**
  * What a {@link GateTransform} asks about each frame. Return `undefined` to
@@ -9,6 +9,13 @@ import type { Frame, FrameBatch } from './frame.js';
  */
 export interface FrameGate {
   check(frame: Frame): Promise<readonly Frame[]> | undefined;
+  /**
+   * Could a frame travelling in `direction` be held right now? When this
+   * says no, the relay may pass a long line on in pieces as it arrives
+   * instead of assembling it first (such a line can no longer be held).
+   * Without this method the relay assumes yes and always assembles.
+   */
+  mayHold?(direction: Direction): boolean;
 }
 
 /** Options for {@link GateTransform}. */
@@ -55,6 +62,8 @@ export class GateTransform extends Transform {
   #pass(batch: FrameBatch, from: number, callback: TransformCallback): void {
     for (let i = from; i < batch.length; i++) {
       const frame = batch[i] as Frame;
+      // A line relayed in pieces has gone out already: nothing to hold.
+      if (frame.streamed || frame.partOf !== undefined) continue;
       let held: Promise<readonly Frame[]> | undefined;
       try {
         held = this.gate?.check(frame);

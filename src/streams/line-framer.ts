@@ -1,8 +1,15 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import { newFrame, type Direction, type FrameBatch } from './frame.js';
+import { newFrame, type Direction, type Frame, type FrameBatch } from './frame.js';
 
 /** 64 MiB: the default frame-assembly ceiling. */
 export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
+/** 64 KiB: a line still incomplete past this may be relayed in pieces. */
+export const DEFAULT_STREAM_LINES_OVER = 64 * 1024;
+/** 1 MiB: a line relayed in pieces keeps its bytes up to this length. */
+export const DEFAULT_KEEP_STREAMED_BYTES = 1024 * 1024;
+/** What is kept of a longer streamed line: its first bytes. */
+const STREAMED_HEAD_BYTES = 4096;
+const EMPTY = Buffer.alloc(0);
 
 /** Options for {@link LineFramer}. */
 export interface LineFramerOptions {
@@ -21,6 +28,24 @@ export interface LineFramerOptions {
    * @default 16
    */
   highWaterMark?: number;
+  /**
+   * Asked when a line is still incomplete after `streamLinesOver` bytes:
+   * may its bytes go on now, in pieces, before the line is complete? Say
+   * yes only when nothing downstream could hold the line (no debugger
+   * attached). A line relayed in pieces costs no copy and no wait; its
+   * pieces are `raw` frames with `partOf` set, followed by the line's own
+   * frame with `streamed` set.
+   * @default () => false (lines are always assembled whole)
+   */
+  canStream?: () => boolean;
+  /** @default 65536 (64 KiB) */
+  streamLinesOver?: number;
+  /**
+   * A streamed line keeps its bytes (in its frame's `raw`) up to this
+   * length; a longer one keeps only its first bytes and its `size`.
+   * @default 1048576 (1 MiB)
+   */
+  keepStreamedBytes?: number;
 }
 
 /**
@@ -30,7 +55,8 @@ export interface LineFramerOptions {
  *
  * A line contained in one chunk is a zero-copy view of that chunk. A line
  * spread over several chunks is kept as a list of slices and concatenated
- * once, when its newline arrives.
+ * once, when its newline arrives; or, when `canStream` allows it and the
+ * line is long, relayed in pieces as they arrive (see `canStream`).
  *
  * Emits `'degraded'` with `{ direction, bytes }` when a line outgrows
  * `maxFrameBytes`; from then on every chunk is passed on as a `raw` frame.
@@ -43,6 +69,15 @@ export class LineFramer extends Transform {
   #seq = 0;
   #degraded = false;
   #batch: FrameBatch = [];
+  readonly #canStream: () => boolean;
+  readonly #streamOver: number;
+  readonly #keepLimit: number;
+  /** The frame of the line being relayed in pieces, if any. */
+  #streaming: Frame | undefined;
+  #kept: Buffer[] = [];
+  #keptBytes = 0;
+  #lineBytes = 0;
+  #headOnly = false;
 
   constructor(options: LineFramerOptions) {
     super({
@@ -52,6 +87,9 @@ export class LineFramer extends Transform {
     });
     this.direction = options.direction;
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    this.#canStream = options.canStream ?? (() => false);
+    this.#streamOver = options.streamLinesOver ?? DEFAULT_STREAM_LINES_OVER;
+    this.#keepLimit = options.keepStreamedBytes ?? DEFAULT_KEEP_STREAMED_BYTES;
   }
 
   /** True once the stream has fallen back to raw byte relaying. */
@@ -79,6 +117,15 @@ export class LineFramer extends Transform {
     }
     let start = 0;
     let newline = chunk.indexOf(10);
+    if (this.#streaming !== undefined) {
+      // The rest of a line already on its way: pass this piece on too.
+      const stop = newline === -1 ? chunk.length : newline + 1;
+      if (!this.#streamPiece(stop === chunk.length ? chunk : chunk.subarray(0, stop))) return;
+      if (newline === -1) return;
+      this.#endStreamed(true);
+      start = stop;
+      newline = chunk.indexOf(10, start);
+    }
     while (newline !== -1) {
       const end = newline + 1;
       if (this.#partBytes === 0) {
@@ -107,13 +154,78 @@ export class LineFramer extends Transform {
       this.#parts.push(start === 0 ? chunk : chunk.subarray(start));
       this.#partBytes += chunk.length - start;
       if (this.#partBytes > this.maxFrameBytes) this.#degrade();
+      else if (this.#partBytes > this.#streamOver && this.#canStream()) this.#startStreaming();
     }
+  }
+
+  /** Relay the incomplete line's bytes so far, and the rest as it comes. */
+  #startStreaming(): void {
+    const line = newFrame(EMPTY, this.direction, ++this.#seq, true);
+    line.streamed = true;
+    this.#streaming = line;
+    this.#kept = [];
+    this.#keptBytes = 0;
+    this.#lineBytes = 0;
+    this.#headOnly = false;
+    const parts = this.#parts;
+    this.#parts = [];
+    this.#partBytes = 0;
+    for (const part of parts) this.#streamPiece(part);
+  }
+
+  /** One piece of the streamed line; false if it made the line too long (the stream degrades). */
+  #streamPiece(piece: Buffer): boolean {
+    const line = this.#streaming as Frame;
+    this.#lineBytes += piece.length;
+    if (this.#lineBytes > this.maxFrameBytes) {
+      this.#streaming = undefined;
+      this.#kept = [];
+      this.#degraded = true;
+      this.#emit(piece, false);
+      this.emit('degraded', { direction: this.direction, bytes: this.#lineBytes });
+      return false;
+    }
+    const frame = newFrame(piece, this.direction, line.seq, false);
+    frame.type = 'raw';
+    frame.partOf = line;
+    this.#batch.push(frame);
+    if (this.#headOnly) return true;
+    if (this.#keptBytes + piece.length <= this.#keepLimit) {
+      this.#kept.push(piece);
+      this.#keptBytes += piece.length;
+    } else {
+      // Too long to keep whole: keep a copy of its first bytes, for a look at it.
+      const head = Buffer.allocUnsafe(Math.min(STREAMED_HEAD_BYTES, this.#keptBytes));
+      let at = 0;
+      for (const part of this.#kept) {
+        if (at === head.length) break;
+        at += part.copy(head, at, 0, Math.min(part.length, head.length - at));
+      }
+      this.#kept = [head];
+      this.#keptBytes = head.length;
+      this.#headOnly = true;
+    }
+    return true;
+  }
+
+  /** The streamed line is complete: its frame follows its last piece. */
+  #endStreamed(terminated: boolean): void {
+    const line = this.#streaming as Frame;
+    const kept = this.#kept;
+    line.raw = kept.length === 1 ? (kept[0] as Buffer) : Buffer.concat(kept, this.#keptBytes);
+    line.size = this.#lineBytes;
+    line.terminated = terminated;
+    this.#batch.push(line);
+    this.#streaming = undefined;
+    this.#kept = [];
+    this.#keptBytes = 0;
   }
 
   override _flush(callback: TransformCallback): void {
     // A stream that ends without a final newline: its last bytes are still
     // part of the conversation, so relay them as they are.
-    if (this.#partBytes > 0) {
+    if (this.#streaming !== undefined) this.#endStreamed(false);
+    else if (this.#partBytes > 0) {
       const rest = Buffer.concat(this.#parts, this.#partBytes);
       this.#parts = [];
       this.#partBytes = 0;

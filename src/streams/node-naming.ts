@@ -7,27 +7,30 @@ export const PROTOCOL_NODE_ID = 'mcp:protocol';
 /** Lines on the server's stdout that are not JSON-RPC. */
 export const STDOUT_NOISE_NODE_ID = 'mcp:stdout-noise';
 
-const cache = new Map<string, NodeRef>();
+// The caches only save allocations: the same call gets the same NodeRef
+// object. One map per kind of node, keyed by the string that varies, so a
+// lookup needs no key built per call.
+/** Most entries a cache keeps: servers with endless distinct resource URIs must not grow it without bound. */
+const MAX_CACHED = 4096;
+const protocolNodes = new Map<string, NodeRef>();
+const toolNodes = new Map<string, NodeRef>();
+const resourceNodes = new Map<string, NodeRef>();
+const promptNodes = new Map<string, NodeRef>();
+const elicitationNodes = new Map<string, NodeRef>();
+const COMPLETION_NODE: NodeRef = { nodeId: 'mcp:completion/complete', kind: 'custom', parent: SESSION_NODE_ID, label: 'completion/complete' };
+const SAMPLING_NODE: NodeRef = { nodeId: 'llm:sampling', kind: 'llm', parent: SESSION_NODE_ID, label: 'sampling' };
 
-function cached(key: string, make: () => NodeRef): NodeRef {
-  let ref = cache.get(key);
-  if (ref === undefined) {
-    ref = make();
-    // The cache only saves allocations; keep it from growing without bound
-    // on servers with endless distinct resource URIs.
-    if (cache.size > 4096) cache.clear();
-    cache.set(key, ref);
-  }
+function remember(cache: Map<string, NodeRef>, key: string, ref: NodeRef): NodeRef {
+  if (cache.size >= MAX_CACHED) cache.clear();
+  cache.set(key, ref);
   return ref;
 }
 
 function protocolNode(method: string): NodeRef {
-  return cached(`p\0${method}`, () => ({
-    nodeId: `mcp:${method}`,
-    kind: 'custom',
-    parent: PROTOCOL_NODE_ID,
-    label: method,
-  }));
+  return (
+    protocolNodes.get(method) ??
+    remember(protocolNodes, method, { nodeId: `mcp:${method}`, kind: 'custom', parent: PROTOCOL_NODE_ID, label: method })
+  );
 }
 
 /**
@@ -66,34 +69,34 @@ export function nodeForMethod(method: string, direction: Direction, params: unkn
 export function nodeFor(method: string, direction: Direction, field: string | undefined): NodeRef {
   if (direction === 'client-to-server') {
     switch (method) {
-      case 'tools/call': {
-        const name = field;
-        if (name !== undefined) {
-          return cached(`t\0${name}`, () => ({ nodeId: `tool:${name}`, kind: 'tool', parent: SESSION_NODE_ID, label: name }));
+      case 'tools/call':
+        if (field !== undefined) {
+          return toolNodes.get(field) ?? remember(toolNodes, field, { nodeId: `tool:${field}`, kind: 'tool', parent: SESSION_NODE_ID, label: field });
         }
         break;
-      }
-      case 'resources/read': {
-        const uri = field;
-        if (uri !== undefined) {
-          return cached(`r\0${uri}`, () => ({ nodeId: `resource:${uri}`, kind: 'resource', parent: SESSION_NODE_ID, label: uri }));
+      case 'resources/read':
+        if (field !== undefined) {
+          return (
+            resourceNodes.get(field) ??
+            remember(resourceNodes, field, { nodeId: `resource:${field}`, kind: 'resource', parent: SESSION_NODE_ID, label: field })
+          );
         }
         break;
-      }
-      case 'prompts/get': {
-        const name = field;
-        if (name !== undefined) {
-          return cached(`g\0${name}`, () => ({ nodeId: `prompt:${name}`, kind: 'prompt', parent: SESSION_NODE_ID, label: name }));
+      case 'prompts/get':
+        if (field !== undefined) {
+          return promptNodes.get(field) ?? remember(promptNodes, field, { nodeId: `prompt:${field}`, kind: 'prompt', parent: SESSION_NODE_ID, label: field });
         }
         break;
-      }
       case 'completion/complete':
-        return cached('c\0', () => ({ nodeId: 'mcp:completion/complete', kind: 'custom', parent: SESSION_NODE_ID, label: 'completion/complete' }));
+        return COMPLETION_NODE;
     }
   } else if (method === 'sampling/createMessage') {
-    return cached('s\0', () => ({ nodeId: 'llm:sampling', kind: 'llm', parent: SESSION_NODE_ID, label: 'sampling' }));
+    return SAMPLING_NODE;
   } else if (method.startsWith('elicitation/')) {
-    return cached(`e\0${method}`, () => ({ nodeId: `mcp:${method}`, kind: 'custom', parent: SESSION_NODE_ID, label: method }));
+    return (
+      elicitationNodes.get(method) ??
+      remember(elicitationNodes, method, { nodeId: `mcp:${method}`, kind: 'custom', parent: SESSION_NODE_ID, label: method })
+    );
   }
   return protocolNode(method);
 }

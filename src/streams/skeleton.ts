@@ -1,0 +1,494 @@
+/**
+ * The envelope of a line that arrives in pieces, read as the pieces pass.
+ *
+ * A long line (a 60 MiB tool result, say) can be relayed piece by piece as
+ * it arrives instead of being assembled first, but the classifier still has
+ * to know what it was. {@link SkeletonReader} reads the pieces in order,
+ * checks the line the way `scanEnvelope` does (the top level fully, nested
+ * values by shape), and keeps only what classification reads: the
+ * top-level members `jsonrpc`, `id`, `method`, `params`, `result` and
+ * `error`, each verbatim when small, and for a large object the first
+ * `name`, `uri` and `isError` of its first level (up to 1 MiB each). The result is a
+ * small JSON text, the skeleton, that classifies exactly like the line.
+ *
+ * @module
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const MAX_DEPTH = 256;
+/** Longest top-level value kept verbatim. */
+const VALUE_CAP = 4096;
+/** Longest first-level member value of a large object that is kept (a tool name, a URI). */
+const MEMBER_CAP = 1024 * 1024;
+const MAX_KEY = 64;
+const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
+/** The first-level members of `params` and `result` that classification reads. */
+const MEMBER_KEYS = new Set(['name', 'uri', 'isError']);
+
+/** What a streamed line turned out to be. */
+export type Skeleton =
+  /** A JSON object: its skeleton, to classify in place of the line. */
+  | { kind: 'object'; bytes: Buffer }
+  /** A well-shaped JSON array whose elements are objects (a JSON-RPC batch, probably). */
+  | { kind: 'array' }
+  /** Anything else. */
+  | { kind: 'other' };
+
+/** Bytes collected up to a cap; past it only the fact of overflowing is kept. */
+class Capture {
+  #bytes: Buffer;
+  readonly #cap: number;
+  length = 0;
+  overflow = false;
+
+  constructor(cap: number) {
+    this.#cap = cap;
+    this.#bytes = Buffer.allocUnsafe(Math.min(cap, 256));
+  }
+
+  /** Room for `more` bytes, growing up to the cap; false past it. */
+  #room(more: number): boolean {
+    const need = this.length + more;
+    if (need <= this.#bytes.length) return true;
+    if (need > this.#cap) return false;
+    const grown = Buffer.allocUnsafe(Math.min(this.#cap, Math.max(need, this.#bytes.length * 2)));
+    this.#bytes.copy(grown, 0, 0, this.length);
+    this.#bytes = grown;
+    return true;
+  }
+
+  reset(): void {
+    this.length = 0;
+    this.overflow = false;
+  }
+
+  add(source: Buffer, start: number, end: number): void {
+    if (this.overflow || end <= start) return;
+    if (!this.#room(end - start)) {
+      this.overflow = true;
+      return;
+    }
+    source.copy(this.#bytes, this.length, start, end);
+    this.length += end - start;
+  }
+
+  byte(value: number): void {
+    if (this.overflow) return;
+    if (!this.#room(1)) {
+      this.overflow = true;
+      return;
+    }
+    this.#bytes[this.length++] = value;
+  }
+
+  text(): string {
+    return this.#bytes.toString('latin1', 0, this.length);
+  }
+
+  copy(): Buffer {
+    return Buffer.from(this.#bytes.subarray(0, this.length));
+  }
+}
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+function isNumberByte(byte: number): boolean {
+  return (byte >= 0x30 && byte <= 0x39) || byte === 0x2d || byte === 0x2b || byte === 0x2e || byte === 0x65 || byte === 0x45;
+}
+
+function isScalarStart(byte: number): boolean {
+  return byte === 0x74 || byte === 0x66 || byte === 0x6e || (byte >= 0x30 && byte <= 0x39) || byte === 0x2d;
+}
+
+/** A scalar's bytes are a literal or a run of number bytes, as `skipValue` accepts. */
+function validScalar(text: string): boolean {
+  if (text === 'true' || text === 'false' || text === 'null') return true;
+  if (text.length === 0) return false;
+  for (let k = 0; k < text.length; k++) if (!isNumberByte(text.charCodeAt(k))) return false;
+  return true;
+}
+
+const enum Phase {
+  Start,
+  KeyOrClose,
+  Key,
+  Colon,
+  ValueStart,
+  StringValue,
+  ScalarValue,
+  NestedValue,
+  AfterValue,
+  Key2,
+  Trailing,
+  Array,
+  Failed,
+}
+
+/** Where a first-level member of a nested top-level value stands. */
+const enum Member {
+  /** Not in a member value we might keep. */
+  None,
+  /** After its key's colon, before its value. */
+  Start,
+  InString,
+  InScalar,
+}
+
+/**
+ * Reads the pieces of one line in order and builds its {@link Skeleton}.
+ * Memory is bounded by a few kilobytes whatever the line's length.
+ */
+export class SkeletonReader {
+  #phase = Phase.Start;
+  readonly #stack = new Uint8Array(MAX_DEPTH + 1);
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+  readonly #key = new Capture(MAX_KEY);
+  readonly #value = new Capture(VALUE_CAP);
+  #keep = false;
+  #valueObject = false;
+  #scalarOk = true;
+  #members: string[] = [];
+  /** For a nested object value: its first-level members, kept small. */
+  #inner: string[] = [];
+  readonly #innerSeen = new Set<string>();
+  readonly #innerKey = new Capture(MAX_KEY);
+  readonly #innerValue = new Capture(MEMBER_CAP);
+  #member = Member.None;
+  /** A string at the first level just ended: a colon after it makes it a key. */
+  #lastWasString = false;
+  #arrayElementsOk = true;
+  #arrayExpectElement = true;
+
+  /** Forget everything: the next piece starts a new line. */
+  reset(): void {
+    this.#phase = Phase.Start;
+    this.#depth = 0;
+    this.#inString = false;
+    this.#escaped = false;
+    this.#members = [];
+    this.#inner = [];
+    this.#member = Member.None;
+    this.#lastWasString = false;
+    this.#arrayElementsOk = true;
+    this.#arrayExpectElement = true;
+  }
+
+  /** Read the next piece of the line (its final newline may be included). */
+  push(piece: Buffer): void {
+    let i = 0;
+    const end = piece.length;
+    while (i < end && this.#phase !== Phase.Failed) i = this.#step(piece, i, end);
+  }
+
+  /** The skeleton of everything pushed since the last reset. */
+  finish(): Skeleton {
+    const phase = this.#phase;
+    if (phase === Phase.Trailing) {
+      return { kind: 'object', bytes: Buffer.from(`{${this.#members.join(',')}}`, 'latin1') };
+    }
+    if (phase === Phase.Array && this.#depth === 0 && this.#arrayElementsOk) return { kind: 'array' };
+    return { kind: 'other' };
+  }
+
+  /** Consume bytes from `i`; returns where it stopped. */
+  #step(buf: Buffer, i: number, end: number): number {
+    switch (this.#phase) {
+      case Phase.Start: {
+        const byte = buf[i] as number;
+        if (isSpace(byte)) return i + 1;
+        if (byte === 0x7b) this.#phase = Phase.KeyOrClose;
+        else if (byte === 0x5b) {
+          this.#phase = Phase.Array;
+          this.#stack[0] = 0x5d;
+          this.#depth = 1;
+        } else this.#phase = Phase.Failed;
+        return i + 1;
+      }
+      case Phase.KeyOrClose:
+      case Phase.Key2: {
+        const byte = buf[i] as number;
+        if (isSpace(byte)) return i + 1;
+        if (byte === QUOTE) {
+          this.#key.reset();
+          this.#inString = true;
+          this.#escaped = false;
+          this.#phase = Phase.Key;
+        } else if (byte === 0x7d && this.#phase === Phase.KeyOrClose) this.#phase = Phase.Trailing;
+        else this.#phase = Phase.Failed;
+        return i + 1;
+      }
+      case Phase.Key: {
+        const close = this.#stringEnd(buf, i, end);
+        this.#key.add(buf, i, close === -1 ? end : close);
+        if (close === -1) return end;
+        this.#phase = Phase.Colon;
+        return close + 1;
+      }
+      case Phase.Colon: {
+        const byte = buf[i] as number;
+        if (isSpace(byte)) return i + 1;
+        this.#phase = byte === 0x3a ? Phase.ValueStart : Phase.Failed;
+        return i + 1;
+      }
+      case Phase.ValueStart:
+        return this.#startValue(buf, i);
+      case Phase.StringValue: {
+        const close = this.#stringEnd(buf, i, end);
+        if (this.#keep) this.#value.add(buf, i, close === -1 ? end : close + 1);
+        if (close === -1) return end;
+        this.#endValue();
+        return close + 1;
+      }
+      case Phase.ScalarValue: {
+        const byte = buf[i] as number;
+        if (isSpace(byte) || byte === 0x2c || byte === 0x7d) {
+          const text = this.#value.text();
+          if (this.#value.overflow ? !this.#scalarOk : !validScalar(text)) this.#phase = Phase.Failed;
+          else this.#endValue();
+          return i;
+        }
+        if (!isNumberByte(byte)) this.#scalarOk = false;
+        this.#value.byte(byte);
+        return i + 1;
+      }
+      case Phase.NestedValue:
+        return this.#nested(buf, i, end);
+      case Phase.AfterValue: {
+        const byte = buf[i] as number;
+        if (isSpace(byte)) return i + 1;
+        if (byte === 0x2c) this.#phase = Phase.Key2;
+        else if (byte === 0x7d) this.#phase = Phase.Trailing;
+        else this.#phase = Phase.Failed;
+        return i + 1;
+      }
+      case Phase.Trailing:
+        if (!isSpace(buf[i] as number)) this.#phase = Phase.Failed;
+        return i + 1;
+      case Phase.Array:
+        return this.#array(buf, i, end);
+      default:
+        return end;
+    }
+  }
+
+  #startValue(buf: Buffer, i: number): number {
+    const byte = buf[i] as number;
+    if (isSpace(byte)) return i + 1;
+    const key = this.#key.overflow ? '' : this.#key.text();
+    this.#keep = ENVELOPE_KEYS.has(key);
+    this.#value.reset();
+    this.#inner = [];
+    this.#innerSeen.clear();
+    this.#member = Member.None;
+    this.#lastWasString = false;
+    this.#valueObject = byte === 0x7b;
+    if (byte === QUOTE) {
+      this.#inString = true;
+      this.#escaped = false;
+      if (this.#keep) this.#value.byte(byte);
+      this.#phase = Phase.StringValue;
+    } else if (byte === 0x7b || byte === 0x5b) {
+      this.#stack[0] = byte === 0x7b ? 0x7d : 0x5d;
+      this.#depth = 1;
+      this.#inString = false;
+      if (this.#keep) this.#value.byte(byte);
+      this.#phase = Phase.NestedValue;
+    } else if (isScalarStart(byte)) {
+      this.#scalarOk = true;
+      this.#phase = Phase.ScalarValue;
+      return i;
+    } else this.#phase = Phase.Failed;
+    return i + 1;
+  }
+
+  /** A top-level member's value is complete: keep it in the skeleton if it is one of the envelope's. */
+  #endValue(): void {
+    this.#phase = Phase.AfterValue;
+    if (!this.#keep || this.#key.overflow) return;
+    const key = this.#key.text();
+    let value: string;
+    if (!this.#value.overflow) value = this.#value.text();
+    // Too large to keep: an object keeps its small first-level members
+    // (what names a call, `isError`), anything else only its presence.
+    else if (this.#valueObject) value = `{${this.#inner.join(',')}}`;
+    else value = 'null';
+    this.#members.push(`"${key}":${value}`);
+  }
+
+  /**
+   * Inside an object or array value. Strings are skipped with `indexOf`;
+   * brackets must balance and match. At the first level of an object, keys
+   * and small scalar values are noted for the skeleton.
+   */
+  #nested(buf: Buffer, i: number, end: number): number {
+    const keep = this.#keep;
+    const object = this.#stack[0] === 0x7d;
+    if (this.#inString) {
+      const close = this.#stringEnd(buf, i, end);
+      const stop = close === -1 ? end : close + 1;
+      if (keep) {
+        this.#value.add(buf, i, stop);
+        if (object && this.#depth === 1) {
+          if (this.#member === Member.InString) this.#innerValue.add(buf, i, stop);
+          else this.#innerKey.add(buf, i, close === -1 ? end : close);
+        }
+      }
+      if (close === -1) return end;
+      if (keep && object && this.#depth === 1) {
+        if (this.#member === Member.InString) this.#endMember();
+        else this.#lastWasString = true;
+      }
+      return close + 1;
+    }
+    let k = i;
+    for (; k < end; k++) {
+      const byte = buf[k] as number;
+      if (byte === QUOTE) {
+        if (keep) this.#value.add(buf, i, k + 1);
+        this.#inString = true;
+        this.#escaped = false;
+        if (keep && object && this.#depth === 1) {
+          if (this.#member === Member.Start) {
+            this.#member = Member.InString;
+            this.#innerValue.reset();
+            this.#innerValue.byte(QUOTE);
+          } else {
+            this.#member = Member.None;
+            this.#innerKey.reset();
+          }
+        }
+        return k + 1;
+      }
+      if (keep && object && this.#depth === 1) {
+        if (byte === 0x3a) {
+          if (this.#lastWasString) {
+            this.#member = Member.Start;
+            this.#lastWasString = false;
+          }
+          continue;
+        }
+        if (this.#member === Member.Start && !isSpace(byte)) {
+          if (isScalarStart(byte)) {
+            this.#member = Member.InScalar;
+            this.#innerValue.reset();
+          } else this.#member = Member.None;
+        }
+        if (this.#member === Member.InScalar) {
+          if (isSpace(byte) || byte === 0x2c || byte === 0x7d) {
+            if (validScalar(this.#innerValue.text())) this.#endMember();
+            else this.#member = Member.None;
+          } else this.#innerValue.byte(byte);
+        }
+        if (byte === 0x2c) this.#lastWasString = false;
+      }
+      if (byte === 0x7b || byte === 0x5b) {
+        if (this.#depth === MAX_DEPTH) {
+          this.#phase = Phase.Failed;
+          return end;
+        }
+        this.#stack[this.#depth++] = byte === 0x7b ? 0x7d : 0x5d;
+        this.#member = Member.None;
+        this.#lastWasString = false;
+      } else if (byte === 0x7d || byte === 0x5d) {
+        if (this.#depth === 0 || this.#stack[--this.#depth] !== byte) {
+          this.#phase = Phase.Failed;
+          return end;
+        }
+        if (this.#depth === 0) {
+          if (keep) this.#value.add(buf, i, k + 1);
+          this.#endValue();
+          return k + 1;
+        }
+      }
+    }
+    if (keep) this.#value.add(buf, i, end);
+    return end;
+  }
+
+  /** A first-level member of a nested object value ended: note it if small. */
+  #endMember(): void {
+    const member = this.#member;
+    this.#member = Member.None;
+    this.#lastWasString = false;
+    if (this.#innerKey.overflow || this.#innerValue.overflow) return;
+    if (member !== Member.InString && member !== Member.InScalar) return;
+    // Only what classification reads, and only its first occurrence, as a
+    // lookup of the whole line would find it.
+    const key = this.#innerKey.text();
+    if (!MEMBER_KEYS.has(key) || this.#innerSeen.has(key)) return;
+    this.#innerSeen.add(key);
+    this.#inner.push(`"${key}":${this.#innerValue.text()}`);
+  }
+
+  /** A top-level array: shape only, and whether every element is an object. */
+  #array(buf: Buffer, i: number, end: number): number {
+    if (this.#inString) {
+      const close = this.#stringEnd(buf, i, end);
+      return close === -1 ? end : close + 1;
+    }
+    if (this.#depth === 0) {
+      if (!isSpace(buf[i] as number)) this.#phase = Phase.Failed;
+      return i + 1;
+    }
+    for (let k = i; k < end; k++) {
+      const byte = buf[k] as number;
+      if (this.#depth === 1 && this.#arrayExpectElement && !isSpace(byte)) {
+        this.#arrayExpectElement = false;
+        if (byte !== 0x7b) this.#arrayElementsOk = false;
+      }
+      if (byte === QUOTE) {
+        this.#inString = true;
+        this.#escaped = false;
+        return k + 1;
+      }
+      if (byte === 0x2c && this.#depth === 1) this.#arrayExpectElement = true;
+      else if (byte === 0x7b || byte === 0x5b) {
+        if (this.#depth === MAX_DEPTH) {
+          this.#phase = Phase.Failed;
+          return end;
+        }
+        this.#stack[this.#depth++] = byte === 0x7b ? 0x7d : 0x5d;
+      } else if (byte === 0x7d || byte === 0x5d) {
+        if (this.#stack[--this.#depth] !== byte) {
+          this.#phase = Phase.Failed;
+          return end;
+        }
+        if (this.#depth === 0) return k + 1;
+      }
+    }
+    return end;
+  }
+
+  /**
+   * Inside a string from `i`: the index of its closing quote in this piece,
+   * or -1 if it goes on past the piece. Tracks a backslash that ends a piece.
+   */
+  #stringEnd(buf: Buffer, i: number, end: number): number {
+    let at = i;
+    if (this.#escaped) {
+      this.#escaped = false;
+      at++;
+    }
+    for (;;) {
+      const quote = at < end ? buf.indexOf(QUOTE, at) : -1;
+      if (quote === -1 || quote >= end) {
+        let slashes = 0;
+        for (let k = end - 1; k >= at && buf[k] === BACKSLASH; k--) slashes++;
+        this.#escaped = slashes % 2 === 1;
+        return -1;
+      }
+      let slashes = 0;
+      for (let k = quote - 1; k >= at && buf[k] === BACKSLASH; k--) slashes++;
+      if (slashes % 2 === 0) {
+        this.#inString = false;
+        return quote;
+      }
+      at = quote + 1;
+    }
+  }
+}
