@@ -2,6 +2,8 @@
 // the Run the API returns, the feed follows along, bad reporters are cut off
 // alone, reporters are kept out of each other's runs, and holds go from a
 // reporter to the API and back.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import type { Run, RunEvent } from '../src/report/events.js';
 import {
@@ -336,4 +338,52 @@ t.test('the live feed is one-way and bounded', async (t) => {
   const closed = await live.closed;
   t.equal(closed.code, 1009, 'an oversized message closes that client (1009)');
   t.equal((await api(server.port, server.token, 'GET', '/api/health')).status, 200);
+});
+
+t.test('a time a Date cannot hold is malformed: that connection closes, the server stays', async (t) => {
+  for (const bad of [1e20, 8.64e15 + 1, -8.64e15 - 1]) {
+    const r = await reporter(t);
+    r.send([{ type: 'run.started', runId: runId('time'), seq: 1, t: bad, name: 'n', source: 's', meta: {} }]);
+    t.equal((await r.closed).code, 1008, `t=${bad}: 1008`);
+  }
+  const r = await reporter(t);
+  const id = runId('edge');
+  r.send([{ type: 'run.started', runId: id, seq: 1, t: 8.64e15, name: 'n', source: 's', meta: {} }]);
+  const run = await runWhen(server, id, () => true);
+  t.equal(run.startedAt, '+275760-09-13T00:00:00.000Z', 'the last time a Date holds is fine');
+  t.equal((await api(server.port, server.token, 'GET', '/api/health')).status, 200, 'the server is fine');
+});
+
+t.test('the log holds each applied event once, in order, one per line, whatever the batch looks like', async (t) => {
+  const live = await liveClient(server.port, server.token);
+  t.teardown(() => live.ws.terminate());
+  await live.next((m) => m.type === 'snapshot');
+  const r = await reporter(t);
+  const id = runId('lines');
+  const run = new RunEvents(id, Date.UTC(2031, 7, 1));
+  const started = run.started('srv', { command: 'node' }, 'mcp-proxy');
+  const call = (n: number, text: string): RunEvent => run.next({ type: 'instance.started', instanceId: `mcp_${n}`, node: echo, input: { name: 'echo', arguments: { text } } });
+  const tricky = 'quote " backslash \\ brace },{"type":"x"} newline \n tab \t';
+  const compact = [started, call(1, 'ascii'), call(2, tricky)];
+  const unicode = [call(3, 'é 😀 \u2028'), run.next({ type: 'instance.finished', instanceId: 'mcp_3', output: { content: [{ type: 'text', text: 'ü' }] } })];
+  const pretty = [call(4, 'pretty'), run.next({ type: 'log', nodeId: 'tool:echo', stream: 'stderr', text: 'a\nb' })];
+  const single = call(5, 'alone');
+  const last = run.next({ type: 'run.finished', status: 'ok' });
+  r.send(compact);
+  r.send([compact[1] as RunEvent, ...unicode]); // a repeat first: ignored, not logged
+  r.sendRaw(JSON.stringify(pretty, null, 2));
+  r.sendRaw(JSON.stringify(single));
+  r.send([single, last]);
+  const applied = [...compact, ...unicode, ...pretty, single, last];
+  await runWhen(server, id, (x) => x.status === 'ok');
+
+  const file = join(server.dataDir, 'runs', `${id}.jsonl`);
+  const expected = applied.map((e) => `${JSON.stringify(e)}\n`).join('');
+  await eventually(async () => (existsSync(file) && readFileSync(file, 'utf8').length >= expected.length ? true : undefined), 5000, 'the log on disk');
+  t.equal(readFileSync(file, 'utf8'), expected, 'exactly JSON.stringify of each event, one per line');
+
+  const fed = await live.next((m) => m.type === 'run.updated' && (m.run as { runId: string }).runId === id && (m.run as { status: string }).status === 'ok');
+  t.ok(fed);
+  const events = live.messages.filter((m) => m.type === 'run.event' && m.runId === id);
+  t.same(events, applied.slice(1).map((event) => ({ type: 'run.event', runId: id, event })), 'the live feed sends each as its own run.event');
 });

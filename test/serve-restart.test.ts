@@ -1,7 +1,7 @@
 // Recorded runs on disk: they survive a restart of the server, a torn last
 // line is skipped, --max-runs bounds them, and a run that was running when
 // the server went away is an error afterwards.
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Run, RunEvent } from '../src/report/events.js';
@@ -235,4 +235,20 @@ t.test('a run that was running when the server stopped is an error after restart
   }
   const summaries = (await api(second.port, second.token, 'GET', '/api/runs')).json as Array<{ status: string }>;
   t.same(summaries.map((s) => s.status), ['error', 'error'], 'the list says so too');
+});
+
+t.test('a log line no reporter could have sent is skipped on load', async (t) => {
+  const dataDir = sharedDataDir(t);
+  const id = runId('edited');
+  const run = new RunEvents(id, Date.UTC(2032, 2, 1));
+  const good = [run.started('srv'), run.next({ type: 'instance.started', instanceId: 'mcp_1', node: echo })];
+  const outOfRange = { ...run.next({ type: 'instance.started', instanceId: 'mcp_2', node: echo }), t: 1e20 };
+  const badShape = { ...run.next({ type: 'instance.started', instanceId: 'mcp_3', node: echo }), node: { nodeId: 'x' } };
+  const after = run.next({ type: 'instance.finished', instanceId: 'mcp_1' });
+  mkdirSync(join(dataDir, 'runs'), { recursive: true });
+  writeFileSync(join(dataDir, 'runs', `${id}.jsonl`), [...good, outOfRange, badShape, after].map((e) => `${JSON.stringify(e)}\n`).join(''));
+  const server = await serveOn(t, dataDir);
+  await waitFor(() => /skipped 2 unreadable line/.test(server.stdout()), 5000, 'the skipped lines to be reported');
+  const loaded = (await api(server.port, server.token, 'GET', `/api/runs/${id}`)).json as Run;
+  t.same(loaded.instances.map((i) => [i.instanceId, i.status]), [['mcp_1', 'ok']], 'the lines around them load');
 });

@@ -3,6 +3,7 @@ import type { Breakpoints, HoldAction, RunEvent, ServerToReporter } from '../rep
 import type { HoldOwner, HoldRegistry } from './holds.js';
 import type { LiveFeed } from './live-feed.js';
 import type { RunStore } from './run-store.js';
+import { arrayElementEnds, BatchText } from './batch-text.js';
 import { validateEvent } from './validate-event.js';
 
 /** What the ingest side needs from the server. */
@@ -28,7 +29,7 @@ export class ReporterConnection implements HoldOwner {
     this.#ctx = ctx;
     this.send({ type: 'breakpoints', breakpoints: ctx.breakpoints() });
     ws.on('message', (data, isBinary) => {
-      if (isBinary || !this.#receive(data.toString(), owners)) {
+      if (isBinary || !this.#receive(data.toString(), Buffer.isBuffer(data) ? data : undefined, owners)) {
         // A malformed message ends this connection, and only this one.
         ws.close(1008, 'malformed message');
       }
@@ -45,7 +46,8 @@ export class ReporterConnection implements HoldOwner {
     this.send(value === undefined ? { type: 'decision', holdId, action } : { type: 'decision', holdId, action, value });
   }
 
-  #receive(text: string, owners: Map<string, ReporterConnection>): boolean {
+  /** Apply one message: an event or an array of them. `bytes` are the message as received, if at hand. */
+  #receive(text: string, bytes: Buffer | undefined, owners: Map<string, ReporterConnection>): boolean {
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -53,17 +55,18 @@ export class ReporterConnection implements HoldOwner {
       return false;
     }
     const items = Array.isArray(parsed) ? parsed : [parsed];
-    const events: RunEvent[] = [];
     for (const item of items) {
-      const event = validateEvent(item);
-      if (event === undefined) return false;
-      events.push(event);
+      if (validateEvent(item) === undefined) return false;
     }
-    for (const event of events) this.#apply(event, owners);
+    const events = items as RunEvent[];
+    // Each event's own text, to log (and feed) without stringifying it again.
+    const ends = Array.isArray(parsed) ? arrayElementEnds(text, events.length) : undefined;
+    const batch = ends === undefined ? undefined : new BatchText(text, ends, bytes);
+    for (let i = 0; i < events.length; i++) this.#apply(events[i] as RunEvent, batch, i, owners);
     return true;
   }
 
-  #apply(event: RunEvent, owners: Map<string, ReporterConnection>): void {
+  #apply(event: RunEvent, batch: BatchText | undefined, index: number, owners: Map<string, ReporterConnection>): void {
     const { store, feed, holds } = this.#ctx;
     const runId = event.runId;
     if (event.type === 'run.started') {
@@ -75,7 +78,7 @@ export class ReporterConnection implements HoldOwner {
       owners.set(runId, this);
       this.#runs.add(runId);
       const existed = store.has(runId);
-      const state = store.append(event);
+      const state = store.append(event, batch, index);
       if (state !== undefined) feed.broadcast({ type: existed ? 'run.updated' : 'run.started', run: { ...state.summary } });
       return;
     }
@@ -100,9 +103,9 @@ export class ReporterConnection implements HoldOwner {
       if (holds.release(event.holdId, this) === undefined) return;
       feed.broadcast({ type: 'hold.released', holdId: event.holdId, action: event.action });
     }
-    const state = store.append(event);
+    const state = store.append(event, batch, index);
     if (state === undefined) return;
-    feed.broadcast({ type: 'run.event', runId, event });
+    if (feed.size > 0) feed.broadcastEvent(runId, event, batch?.line(index));
     if (event.type === 'run.finished') {
       owners.delete(runId);
       this.#runs.delete(runId);

@@ -1,5 +1,5 @@
 import type WebSocket from 'ws';
-import type { LiveMessage } from '../report/events.js';
+import type { LiveMessage, RunEvent } from '../report/events.js';
 
 export type { LiveMessage };
 
@@ -25,7 +25,21 @@ export class LiveFeed {
 
   broadcast(message: LiveMessage): void {
     if (this.#clients.size === 0) return;
-    const text = JSON.stringify(message);
+    this.#send(JSON.stringify(message));
+  }
+
+  /**
+   * Broadcast `{ type: 'run.event', runId, event }`. `line` is the event as
+   * JSON, if the caller has it: the message is then built around it rather
+   * than stringifying the event again.
+   */
+  broadcastEvent(runId: string, event: RunEvent, line?: string): void {
+    if (this.#clients.size === 0) return;
+    // A run id is validated (letters, digits, `_` and `-`): it needs no escaping.
+    this.#send(line === undefined ? JSON.stringify({ type: 'run.event', runId, event }) : `{"type":"run.event","runId":"${runId}","event":${line}}`);
+  }
+
+  #send(text: string): void {
     for (const ws of this.#clients) {
       if (ws.bufferedAmount > MAX_BUFFERED) {
         ws.terminate();

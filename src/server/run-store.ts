@@ -2,7 +2,20 @@ import { appendFileSync, createWriteStream, mkdirSync, readdirSync, readFileSync
 import { join } from 'node:path';
 import { finished } from 'node:stream';
 import { RUN_ID_PATTERN, type RunEvent, type RunSummary } from '../report/events.js';
+import type { BatchText } from './batch-text.js';
 import { RunState } from './run-state.js';
+import { validateEvent } from './validate-event.js';
+
+/** A run's open log: the stream, and the lines appended since the last write. */
+interface RunLog {
+  stream: WriteStream;
+  /** Whole lines, each ending in a newline, not yet handed to the stream. */
+  pending: Array<string | Buffer>;
+  /** Consecutive events of one batch appended last, not yet in `pending`. */
+  batch: BatchText | undefined;
+  first: number;
+  last: number;
+}
 
 /** Options for {@link RunStore}. */
 export interface RunStoreOptions {
@@ -16,12 +29,18 @@ export interface RunStoreOptions {
  * The recorded runs: one append-only JSONL log of events per run on disk,
  * and the replayed state of each in memory. A crash loses at most the last
  * partial line, which the next load skips.
+ *
+ * Lines appended in one turn of the event loop (an ingest batch) go to the
+ * stream in one write, at the end of that turn.
  */
 export class RunStore {
   readonly dir: string;
   readonly maxRuns: number;
   readonly #runs = new Map<string, RunState>();
-  readonly #logs = new Map<string, WriteStream>();
+  readonly #logs = new Map<string, RunLog>();
+  /** Logs with pending lines, in the order they got them. */
+  #dirty: RunLog[] = [];
+  #flushScheduled = false;
   /** Logs being flushed and closed, by run. */
   readonly #closing = new Map<string, Promise<void>>();
 
@@ -49,14 +68,15 @@ export class RunStore {
       let state: RunState | undefined;
       for (const line of text.split('\n')) {
         if (line === '') continue;
-        let event: RunEvent;
+        let event: RunEvent | undefined;
         try {
-          event = JSON.parse(line) as RunEvent;
+          // The same check as on ingest: a damaged or edited log cannot hold what a reporter could not send.
+          event = validateEvent(JSON.parse(line));
         } catch {
           skippedLines++;
           continue;
         }
-        if (event === null || typeof event !== 'object' || event.runId !== runId) {
+        if (event === undefined || event.runId !== runId) {
           skippedLines++;
           continue;
         }
@@ -91,8 +111,11 @@ export class RunStore {
   /**
    * Apply an event and append it to the run's log. A `run.started` for an
    * unknown id creates the run. Returns the run if the event changed it.
+   *
+   * `batch` and `index` say where the event's text is, if the caller has it
+   * (the text it arrived as): it is logged as is instead of stringified again.
    */
-  append(event: RunEvent): RunState | undefined {
+  append(event: RunEvent, batch?: BatchText, index = 0): RunState | undefined {
     let state = this.#runs.get(event.runId);
     if (state === undefined) {
       if (event.type !== 'run.started') return undefined;
@@ -101,7 +124,17 @@ export class RunStore {
       this.#enforceRetention(event.runId);
     }
     if (!state.apply(event)) return undefined;
-    this.#log(event.runId).write(`${JSON.stringify(event)}\n`);
+    const log = this.#log(event.runId);
+    if (batch === undefined) {
+      this.#pushLine(log, JSON.stringify(event));
+    } else if (log.batch === batch && log.last === index - 1) {
+      log.last = index;
+    } else {
+      this.#endRange(log);
+      log.batch = batch;
+      log.first = index;
+      log.last = index;
+    }
     if (event.type === 'run.finished') this.#closeLog(event.runId);
     return state;
   }
@@ -112,7 +145,7 @@ export class RunStore {
     if (state === undefined || state.summary.status !== 'running') return undefined;
     const event: RunEvent = { type: 'run.finished', runId, seq: 0, t, status: 'error' };
     state.apply(event);
-    this.#log(runId).write(`${JSON.stringify(event)}\n`);
+    this.#pushLine(this.#log(runId), JSON.stringify(event));
     this.#closeLog(runId);
     return state;
   }
@@ -138,20 +171,64 @@ export class RunStore {
     return Promise.all(this.#closing.values()).then(() => {});
   }
 
-  #log(runId: string): WriteStream {
-    let stream = this.#logs.get(runId);
-    if (stream === undefined) {
-      stream = createWriteStream(join(this.dir, `${runId}.jsonl`), { flags: 'a', mode: 0o600 });
+  /** Write every pending line now. */
+  flush(): void {
+    const dirty = this.#dirty;
+    this.#dirty = [];
+    for (const log of dirty) this.#writePending(log);
+  }
+
+  /** The run's open log, opened if need be; marked to be written at the end of this turn. */
+  #log(runId: string): RunLog {
+    let log = this.#logs.get(runId);
+    if (log === undefined) {
+      const stream = createWriteStream(join(this.dir, `${runId}.jsonl`), { flags: 'a', mode: 0o600 });
       stream.on('error', () => {});
-      this.#logs.set(runId, stream);
+      log = { stream, pending: [], batch: undefined, first: 0, last: 0 };
+      this.#logs.set(runId, log);
     }
-    return stream;
+    if (log.pending.length === 0 && log.batch === undefined) {
+      this.#dirty.push(log);
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        queueMicrotask(() => {
+          this.#flushScheduled = false;
+          this.flush();
+        });
+      }
+    }
+    return log;
+  }
+
+  /** Queue one line (without its newline). */
+  #pushLine(log: RunLog, line: string): void {
+    this.#endRange(log);
+    const { pending } = log;
+    const previous = pending[pending.length - 1];
+    if (typeof previous === 'string') pending[pending.length - 1] = `${previous}${line}\n`;
+    else pending.push(`${line}\n`);
+  }
+
+  /** Move the batch lines being gathered into `pending`. */
+  #endRange(log: RunLog): void {
+    if (log.batch === undefined) return;
+    log.pending.push(log.batch.lines(log.first, log.last));
+    log.batch = undefined;
+  }
+
+  #writePending(log: RunLog): void {
+    this.#endRange(log);
+    for (const chunk of log.pending) log.stream.write(chunk);
+    log.pending = [];
   }
 
   #closeLog(runId: string): void {
-    const stream = this.#logs.get(runId);
-    if (stream === undefined) return;
+    const log = this.#logs.get(runId);
+    if (log === undefined) return;
     this.#logs.delete(runId);
+    const stream = log.stream;
+    // Its last lines go out before the end.
+    this.#writePending(log);
     const earlier = this.#closing.get(runId);
     const closed = new Promise<void>((resolve) => finished(stream, () => resolve()));
     const all = earlier === undefined ? closed : Promise.all([earlier, closed]).then(() => {});

@@ -4,6 +4,8 @@ const KINDS = new Set(['server', 'tool', 'resource', 'prompt', 'llm', 'custom'])
 const GATES = new Set(['before', 'after', 'error']);
 const ACTIONS = new Set(['continue', 'inject', 'retry', 'abort']);
 const MAX_ID = 1024;
+/** The range of a `Date`, in ms either side of the epoch: beyond it an event's time cannot be shown (and `toISOString` throws). */
+const MAX_T = 8.64e15;
 
 type Fields = Record<string, unknown>;
 
@@ -21,6 +23,16 @@ function validNode(node: unknown): boolean {
   );
 }
 
+/** The last run id that matched {@link RUN_ID_PATTERN}: a batch is nearly always one run. */
+let lastRunId = '';
+
+const validRunId = (v: unknown): v is string => {
+  if (v === lastRunId && v !== '') return true;
+  if (typeof v !== 'string' || !RUN_ID_PATTERN.test(v)) return false;
+  lastRunId = v;
+  return true;
+};
+
 /**
  * Check one event from a reporter. Returns it typed, or undefined if any
  * field is missing or of the wrong shape (the connection is then closed).
@@ -28,8 +40,9 @@ function validNode(node: unknown): boolean {
 export function validateEvent(value: unknown): RunEvent | undefined {
   if (!isObject(value)) return undefined;
   const e = value;
-  if (typeof e.type !== 'string' || typeof e.runId !== 'string' || !RUN_ID_PATTERN.test(e.runId)) return undefined;
-  if (!Number.isSafeInteger(e.seq) || (e.seq as number) < 0 || !Number.isFinite(e.t)) return undefined;
+  if (typeof e.type !== 'string' || !validRunId(e.runId)) return undefined;
+  if (!Number.isSafeInteger(e.seq) || (e.seq as number) < 0) return undefined;
+  if (typeof e.t !== 'number' || !(Math.abs(e.t) <= MAX_T)) return undefined;
   let ok: boolean;
   switch (e.type) {
     case 'run.started':
