@@ -84,6 +84,8 @@ export class LineFramer extends Transform {
       writableObjectMode: false,
       readableObjectMode: true,
       readableHighWaterMark: options.highWaterMark ?? 16,
+      // A whole pipe read (64 KiB) is taken without pausing the source.
+      writableHighWaterMark: 256 * 1024,
     });
     this.direction = options.direction;
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
