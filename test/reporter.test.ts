@@ -7,12 +7,14 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { Breakpoints, Run, RunEvent } from '../src/report/events.js';
+import { DeferredValue } from '../src/report/deferred.js';
 import { Reporter, type DecisionMessage, type OutgoingEvent } from '../src/report/reporter.js';
 import { startServer, type GraphmindServer } from '../src/server/serve.js';
 import { waitFor } from './helpers/cli.js';
@@ -183,8 +185,8 @@ t.test('reconnects after the server restarts, re-reads the new token and reclaim
 });
 
 /** A stand-in debugger that sends whatever it is told, and records what it receives. */
-async function hostileServer(t: Teardown): Promise<{ port: number; wss: WebSocketServer; received: RunEvent[]; connections: WebSocket[] }> {
-  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+async function hostileServer(t: Teardown, port = 0): Promise<{ port: number; wss: WebSocketServer; received: RunEvent[]; connections: WebSocket[] }> {
+  const wss = new WebSocketServer({ port, host: '127.0.0.1' });
   await once(wss, 'listening');
   const received: RunEvent[] = [];
   const connections: WebSocket[] = [];
@@ -387,4 +389,185 @@ t.test('the token: GRAPHMIND_TOKEN first, else <data dir>/token, read again on e
   t.ok(await rereads.waitForAttach(10_000), 'the file is read again on the next attempt');
   t.ok(await rereads.flush(5000));
   t.equal((await runWhen(server, runId, (r) => r.instances.length === 1, 'the run')).name, 'after a token change', 'and what was buffered arrives');
+});
+
+t.test('no debugger: only a TCP probe, no WebSocket client loaded; a debugger that starts later gets everything', async (t) => {
+  // With nothing on the port the reporter only ever opens a plain TCP
+  // connection, which is refused: the WebSocket client (and http, https,
+  // tls, zlib with it) is not loaded. Once something accepts, it is.
+  const port = await freePort();
+  const dataDir = tempDir();
+  const reporterModule = new URL('../dist/report/reporter.js', import.meta.url).href;
+  const script = `
+    const { Reporter } = await import(${JSON.stringify(reporterModule)});
+    const loaded = () => process.moduleLoadList === undefined ? null : ['http', 'https', 'tls', 'zlib'].filter((m) => process.moduleLoadList.includes('NativeModule ' + m));
+    const keep = setInterval(() => {}, 1000);
+    const reporter = new Reporter({ port: ${port}, env: {}, dataDir: ${JSON.stringify(dataDir)}, reconnectMs: 20 });
+    const runId = reporter.startRun('probed', 'test', {});
+    for (let i = 1; i <= 20; i++) reporter.send(runId, { type: 'log', nodeId: 'n', stream: 'stderr', text: 'line ' + i });
+    const settled = await reporter.settle(2000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    process.stdout.write(JSON.stringify({ runId, settled, loaded: loaded() }) + '\\n');
+    const attached = await reporter.waitForAttach(15000);
+    const flushed = attached && (await reporter.flush(5000));
+    process.stdout.write(JSON.stringify({ attached, flushed, loaded: loaded() }) + '\\n');
+    reporter.close();
+    clearInterval(keep);
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => child.kill('SIGKILL'));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const lines = (): Array<Record<string, unknown>> => stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+  await waitFor(() => lines().length >= 1, 10_000, `the detached report (${stderr})`);
+  const detached = lines()[0] as { runId: string; settled: boolean; loaded: string[] | null };
+  t.equal(detached.settled, false, 'a refused probe settles the attempt at once');
+  if (detached.loaded !== null) t.same(detached.loaded, [], 'no WebSocket client (nor http, https, tls, zlib) was loaded');
+
+  const server = await debuggerOn(t, dataDir, port);
+  const [code] = (await once(child, 'close')) as [number | null];
+  t.equal(code, 0, `the script ran to its end (${stderr})`);
+  const later = lines()[1] as { attached: boolean; flushed: boolean; loaded: string[] | null };
+  t.match(later, { attached: true, flushed: true }, 'the debugger that started later was attached, and everything delivered');
+  if (later.loaded !== null) t.ok(later.loaded.includes('zlib'), 'the WebSocket client was loaded only then');
+  const run = await runWhen(server, detached.runId, (r) => r.logs.length === 20, 'the buffered logs');
+  t.same(run.logs.map((l) => l.text), Array.from({ length: 20 }, (_, i) => `line ${i + 1}`), 'replayed in order');
+});
+
+t.test('a port where something else listens: retried with backoff, never a throw; the debugger that replaces it is attached', async (t) => {
+  const port = await freePort();
+  const dataDir = tempDir();
+  // Not a debugger: every other connection is closed at once, the rest get
+  // an HTTP 404 to their upgrade.
+  let connections = 0;
+  const sockets = new Set<Socket>();
+  const stranger = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    if (++connections % 2 === 1) socket.destroy();
+    else socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+  });
+  stranger.listen(port, '127.0.0.1');
+  await once(stranger, 'listening');
+  const strangerClosed = (): Promise<void> => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise<void>((resolve) => stranger.close(() => resolve()));
+  };
+  let open = true;
+  t.teardown(() => (open ? strangerClosed() : undefined));
+
+  const reporter = reporterFor(t, { port, dataDir });
+  const runId = reporter.startRun('behind a stranger', 'test', {});
+  for (let i = 1; i <= 10; i++) reporter.send(runId, started(i));
+  t.equal(await reporter.settle(5000), false, 'an attempt that meets something else fails');
+  const since = connections;
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  t.equal(reporter.attached, false, 'never attached');
+  const tries = connections - since;
+  t.ok(tries >= 2, `it kept trying (${tries} connections in 1 s)`);
+  t.ok(tries <= 16, `with backoff, not in a loop (${tries} connections in 1 s, reconnectMs 20)`);
+  t.equal(reporter.pending, 11, 'and kept every event');
+
+  await strangerClosed();
+  open = false;
+  const server = await debuggerOn(t, dataDir, port);
+  t.ok(await reporter.waitForAttach(10_000), 'the debugger on the same port is attached');
+  t.ok(await reporter.flush(5000));
+  const run = await runWhen(server, runId, (r) => r.instances.length === 10, 'the run');
+  t.same(run.instances.map((i) => i.instanceId), Array.from({ length: 10 }, (_, i) => `i${i + 1}`));
+});
+
+t.test('the byte bound: the bytes behind deferred values and log text count, the oldest go first', async (t) => {
+  const reporter = new Reporter({ connect: false, env: {}, maxBufferedBytes: 10_000 });
+  t.teardown(() => reporter.close());
+  const runId = reporter.startRun('bytes', 'test', {});
+  const big = (i: number): OutgoingEvent => ({ type: 'instance.started', instanceId: `i${i}`, node, input: new DeferredValue(4000, () => i) });
+  reporter.send(runId, big(1));
+  reporter.send(runId, big(2));
+  t.equal(reporter.pending, 3, '128 + 2 × (128 + 4000) bytes fit');
+  reporter.send(runId, big(3));
+  t.equal(reporter.pending, 2, 'a third does not: run.started (kept aside) and the oldest event go');
+  reporter.send(runId, { type: 'log', nodeId: 'n', stream: 'stderr', text: 'x'.repeat(6000) });
+  t.equal(reporter.pending, 1, 'log text counts');
+  reporter.send(runId, { type: 'instance.finished', instanceId: 'i3', output: new DeferredValue(20_000, () => 'huge') });
+  t.equal(reporter.pending, 1, 'one event alone is kept, however large');
+  reporter.send(runId, { type: 'instance.error', instanceId: 'i3', error: { name: 'E', message: new DeferredValue(9900, () => 'm') as unknown as string } });
+  reporter.send(runId, { type: 'log', nodeId: 'n', stream: 'stderr', text: 'small' });
+  t.equal(reporter.pending, 1, 'an error message held as a deferred value counts too');
+  reporter.sendComplete(runId, { type: 'log', nodeId: 'n', stream: 'stderr', text: 'a', runId, seq: reporter.nextSeq(runId), t: Date.now() }, 5000);
+  reporter.sendComplete(runId, { type: 'log', nodeId: 'n', stream: 'stderr', text: 'b', runId, seq: reporter.nextSeq(runId), t: Date.now() }, 5000);
+  t.equal(reporter.pending, 1, 'and the bytes a complete event says it holds');
+});
+
+t.test('a full buffer never loses a run: its run.started and its root are kept aside', async (t) => {
+  const port = await freePort();
+  const dataDir = tempDir();
+  const reporter = reporterFor(t, { port, dataDir, maxBufferedEvents: 4 });
+  const first = reporter.startRun('first', 'test', {});
+  reporter.send(first, { type: 'instance.started', instanceId: 'root', node: { nodeId: 'mcp:session', kind: 'server', parent: null, label: 'session' } });
+  const second = reporter.startRun('second', 'test', {});
+  for (let i = 1; i <= 6; i++) reporter.send(second, started(i));
+  // The first run's start and root were pushed out while it was live; it
+  // ends now, before any of its other events had to go.
+  reporter.send(first, { type: 'run.finished', status: 'ok' });
+  t.equal(reporter.pending, 4);
+
+  const server = await debuggerOn(t, dataDir, port);
+  t.ok(await reporter.waitForAttach(5000));
+  t.ok(await reporter.flush(5000));
+  const ended = await runWhen(server, first, (r) => r.status !== 'running', 'the first run');
+  t.match(ended, { name: 'first', status: 'ok', droppedEvents: 0 }, 'the run that ended while detached exists, ended');
+  t.same(ended.instances.map((i) => i.instanceId), ['root'], 'with its root, which was never dropped');
+  const live = await runWhen(server, second, (r) => r.instances.length === 3, 'the second run');
+  t.match(live, { name: 'second', status: 'running', droppedEvents: 3 }, 'the live run is reclaimed and says what it lost');
+  t.same(live.instances.map((i) => i.instanceId), ['i4', 'i5', 'i6']);
+});
+
+t.test('the buffer keeps its order across wrap-around, growth and drops', async (t) => {
+  const port = await freePort();
+  let debuggerNow = await hostileServer(t, port);
+  const reporter = reporterFor(t, { port, dataDir: tempDir(), maxBufferedEvents: 3000 });
+  t.ok(await reporter.waitForAttach(5000));
+  const runId = reporter.startRun('ring', 'test', {});
+  const log = (text: string): void => reporter.send(runId, { type: 'log', nodeId: 'n', stream: 'stderr', text });
+  for (let i = 1; i <= 700; i++) log(`a${i}`);
+  await waitFor(() => debuggerNow.received.length === 701, 5000, 'the first events');
+  const detached = once(reporter, 'detached');
+  for (const ws of debuggerNow.wss.clients) ws.terminate();
+  await new Promise<void>((resolve) => debuggerNow.wss.close(() => resolve()));
+  await detached;
+  // The buffer's head is no longer at its start: it grows (twice) with the
+  // oldest event in the middle of it, then wraps and drops.
+  for (let i = 1; i <= 3100; i++) log(`b${i}`);
+  t.equal(reporter.pending, 3000, 'bounded by count');
+  debuggerNow = await hostileServer(t, port);
+  t.ok(await reporter.waitForAttach(10_000));
+  t.ok(await reporter.flush(10_000));
+  await waitFor(() => debuggerNow.received.filter((e) => e.type === 'log').length === 3000, 10_000, 'the replay');
+  const received = debuggerNow.received;
+  t.equal(received[0]?.type, 'run.started', 'the run is reclaimed first');
+  t.match(received.find((e) => e.type === 'events.dropped'), { count: 100, seq: 0 }, 'the dropped ones are counted');
+  const texts = received.filter((e) => e.type === 'log').map((e) => (e as { text: string }).text);
+  t.same(texts, Array.from({ length: 3000 }, (_, i) => `b${i + 101}`), 'the newest 3000, in order');
+  const seqs = received.filter((e) => e.type === 'log').map((e) => e.seq);
+  t.ok(seqs.every((seq, i) => i === 0 || seq === (seqs[i - 1] as number) + 1), 'with consecutive seqs');
+});
+
+t.test('attached, a burst far larger than the buffer is delivered whole, not dropped', async (t) => {
+  const dataDir = tempDir();
+  const server = await debuggerOn(t, dataDir);
+  const reporter = reporterFor(t, { port: server.port, dataDir, maxBufferedEvents: 1000 });
+  t.ok(await reporter.waitForAttach(5000));
+  const runId = reporter.startRun('burst', 'test', {});
+  // One synchronous burst, as when a whole pipe read of pipelined calls is
+  // relayed in one go: 5,000 calls, 10,000 events, no turn of the event loop.
+  for (let i = 1; i <= 5000; i++) {
+    reporter.send(runId, started(i));
+    reporter.send(runId, finished(i));
+  }
+  t.ok(await reporter.flush(10_000), 'delivered');
+  const run = await runWhen(server, runId, (r) => r.instances.length === 5000 && r.instances.every((i) => i.status === 'ok'), 'every call');
+  t.equal(run.droppedEvents, 0, 'nothing dropped while the debugger keeps up');
 });

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
+import { wallClock } from '../report/clock.js';
 import { DeferredValue } from '../report/deferred.js';
 import type { GatePoint, InstanceError, NodeDeclaration } from '../report/events.js';
 import { HIDDEN, redactCommandLine, type HideSettings } from '../report/hide.js';
+import { IdSequence } from '../report/id-sequence.js';
 import type { Reporter } from '../report/reporter.js';
-import { messageOf, type Frame } from '../streams/frame.js';
+import { messageOf, type Frame, type JsonRpcMessage } from '../streams/frame.js';
 import { PROTOCOL_NODE_ID, SESSION_NODE_ID, STDOUT_NOISE_NODE } from '../streams/node-naming.js';
 
 /** How many stdout-noise lines become executions on the graph. */
@@ -19,17 +21,58 @@ const NOISE_INPUT_BYTES = 200;
 export const MAX_RECORDED_FRAME_BYTES = 1024 * 1024;
 
 /**
- * What is recorded for one field of `frame`'s message: parsed only when the
- * event is sent, or a note instead when the frame is too large.
+ * Where a recorded field is read from when its event is sent: the frame
+ * itself while a debugger is attached (the event goes out at once, and
+ * shares the frame's parse with the gate), or only the frame's bytes while
+ * none is (the event may wait in the buffer for a long time, and a frame
+ * kept alive for it would cost the garbage collector more than its bytes).
  */
-function recorded(frame: Frame, pick: (message: Record<string, unknown>) => unknown): unknown {
-  if (frame.raw.length > MAX_RECORDED_FRAME_BYTES) {
-    return { '[graphmind]': 'not recorded: the frame is larger than 1 MiB', bytes: frame.raw.length };
+type FrameSource = Frame | Buffer;
+
+/** The JSON-RPC message behind a {@link FrameSource}, as {@link messageOf} reads it. */
+function messageFrom(source: FrameSource): JsonRpcMessage | undefined {
+  if (!Buffer.isBuffer(source)) return messageOf(source);
+  try {
+    return JSON.parse(source.toString('utf8')) as JsonRpcMessage;
+  } catch {
+    return undefined;
   }
-  return new DeferredValue(frame.raw.length, () => {
-    const message = messageOf(frame);
-    return message === undefined ? undefined : pick(message);
-  });
+}
+
+/** The `params` of a recorded frame's message. */
+function paramsOf(source: FrameSource): unknown {
+  const message = messageFrom(source);
+  return message === undefined ? undefined : message.params;
+}
+
+/** The `result` of a recorded frame's message. */
+function resultOf(source: FrameSource): unknown {
+  const message = messageFrom(source);
+  return message === undefined ? undefined : message.result;
+}
+
+/** A failed tool result's text. */
+function toolErrorText(source: FrameSource): string {
+  const result = messageFrom(source)?.result;
+  return record(result) ? contentText(result) : 'the tool reported an error';
+}
+
+/**
+ * What is recorded for one field of `frame`'s message (`read` picks it from
+ * `source`, the frame or its bytes): parsed only when the event is sent, or
+ * a note instead when the line is too large. {@link recordedBytes} is what
+ * it holds on to.
+ */
+function recorded(frame: Frame, source: FrameSource, read: (source: FrameSource) => unknown): unknown {
+  // `size`, not `raw.length`: of a long line relayed in pieces only the head may have been kept.
+  const size = frame.size;
+  if (size > MAX_RECORDED_FRAME_BYTES) return { '[graphmind]': 'not recorded: the frame is larger than 1 MiB', bytes: size };
+  return new DeferredValue(frame.raw.length, read, source);
+}
+
+/** The bytes a value from {@link recorded} holds on to. */
+function recordedBytes(frame: Frame): number {
+  return frame.size > MAX_RECORDED_FRAME_BYTES ? 0 : frame.raw.length;
 }
 
 /** The longest nodeId `graphmind serve` accepts; a longer one would get the whole batch rejected. */
@@ -48,10 +91,103 @@ function declared(node: NodeDeclaration): NodeDeclaration {
   return { ...node, nodeId: `${node.nodeId.slice(0, 1000)}…#${hash}`, label };
 }
 
-const pickParams = (message: Record<string, unknown>): unknown => message.params;
-const pickResult = (message: Record<string, unknown>): unknown => message.result;
-
 const PROTOCOL_NODE: NodeDeclaration = { nodeId: PROTOCOL_NODE_ID, kind: 'custom', parent: SESSION_NODE_ID, label: 'protocol' };
+
+/** Slots {@link OpenCalls}' table starts with. */
+const OPEN_SLOTS = 256;
+/** The most slots it grows to; calls beyond go to its map. */
+const MAX_OPEN_SLOTS = 65536;
+
+/**
+ * The calls that await an answer, in the order they were opened. A table
+ * indexed by the request frame's direction and sequence number holds them
+ * (no hashing on the relay's path: a call is a store when it goes out and a
+ * compare when its answer comes back). A call whose slot is taken grows the
+ * table when it is a quarter full (many calls in flight at once); otherwise
+ * (a call left open while many frames went by), or once the table is at its
+ * largest, it goes to a map instead.
+ */
+class OpenCalls {
+  #frames: Array<Frame | undefined> = new Array<Frame | undefined>(OPEN_SLOTS).fill(undefined);
+  /** When each slot's call was opened (for the order). */
+  #opened: number[] = new Array<number>(OPEN_SLOTS).fill(0);
+  #mask = OPEN_SLOTS - 1;
+  readonly #overflow = new Map<Frame, number>();
+  /** Calls opened so far (the order). */
+  #count = 0;
+  /** Calls in the table. */
+  #inTable = 0;
+
+  #slot(frame: Frame): number {
+    return ((frame.seq << 1) | (frame.direction === 'client-to-server' ? 0 : 1)) & this.#mask;
+  }
+
+  /** Open a call (one already open keeps its place). */
+  add(frame: Frame): void {
+    let slot = this.#slot(frame);
+    let held = this.#frames[slot];
+    if (held === frame || (this.#overflow.size > 0 && this.#overflow.has(frame))) return;
+    const opened = ++this.#count;
+    if (held !== undefined && this.#inTable * 4 >= this.#mask + 1 && this.#mask + 1 < MAX_OPEN_SLOTS) {
+      this.#grow();
+      slot = this.#slot(frame);
+      held = this.#frames[slot];
+    }
+    if (held === undefined) {
+      this.#frames[slot] = frame;
+      this.#opened[slot] = opened;
+      this.#inTable++;
+    } else {
+      this.#overflow.set(frame, opened);
+    }
+  }
+
+  /** Close a call; false if it was not open. */
+  delete(frame: Frame): boolean {
+    const slot = this.#slot(frame);
+    if (this.#frames[slot] === frame) {
+      this.#frames[slot] = undefined;
+      this.#inTable--;
+      return true;
+    }
+    return this.#overflow.size > 0 && this.#overflow.delete(frame);
+  }
+
+  /** Every open call, oldest first; none is open afterwards. */
+  take(): Frame[] {
+    const open: Array<[number, Frame]> = [...this.#overflow].map(([frame, opened]) => [opened, frame]);
+    this.#overflow.clear();
+    for (let slot = 0; slot <= this.#mask; slot++) {
+      const frame = this.#frames[slot];
+      if (frame !== undefined) open.push([this.#opened[slot] as number, frame]);
+      this.#frames[slot] = undefined;
+    }
+    this.#inTable = 0;
+    return open.sort((a, b) => a[0] - b[0]).map(([, frame]) => frame);
+  }
+
+  /** Double the table; calls that collide in it too stay in (or go to) the map. */
+  #grow(): void {
+    const frames = this.#frames;
+    const opened = this.#opened;
+    const slots = frames.length * 2;
+    this.#frames = new Array<Frame | undefined>(slots).fill(undefined);
+    this.#opened = new Array<number>(slots).fill(0);
+    this.#mask = slots - 1;
+    for (let i = 0; i < frames.length; i++) {
+      const frame = frames[i];
+      if (frame === undefined) continue;
+      const slot = this.#slot(frame);
+      if (this.#frames[slot] === undefined) {
+        this.#frames[slot] = frame;
+        this.#opened[slot] = opened[i] as number;
+      } else {
+        this.#overflow.set(frame, opened[i] as number);
+        this.#inTable--;
+      }
+    }
+  }
+}
 
 /** How the server process ended, for {@link GraphRecorder.finish}. */
 export interface SessionEnd {
@@ -101,9 +237,10 @@ export class GraphRecorder {
   readonly runId: string;
   readonly #reporter: Reporter;
   readonly #hide: HideSettings;
-  readonly #open = new Map<Frame, string>();
+  readonly #open = new OpenCalls();
   readonly #sessionInstance: string;
-  #counter = 0;
+  /** Instance ids: a per-session counter, `mcp_1`, `mcp_2`, … */
+  readonly #ids = new IdSequence('mcp_');
   #protocolInstance: string | undefined;
   #calls = 0;
   #errors = 0;
@@ -150,31 +287,22 @@ export class GraphRecorder {
   /** Record complete lines the server wrote to stderr. */
   onStderr(lines: readonly string[]): void {
     if (this.#finished) return;
-    for (const text of lines) this.#reporter.send(this.runId, { type: 'log', nodeId: SESSION_NODE_ID, stream: 'stderr', text });
+    for (const text of lines) this.#log(text);
   }
 
   /** Record that the server process is known (its pid). */
   onSpawned(pid: number | undefined): void {
-    if (pid !== undefined) this.#reporter.send(this.runId, { type: 'run.meta', meta: { serverPid: pid } });
+    if (pid !== undefined) this.#meta({ serverPid: pid });
   }
 
   /** Close every open execution and the run. */
   finish(end: SessionEnd): void {
     if (this.#finished) return;
-    for (const instanceId of this.#open.values()) {
-      this.#reporter.send(this.runId, {
-        type: 'instance.error',
-        instanceId,
-        error: { name: 'NoAnswer', message: 'the server exited without answering this request' },
-      });
+    for (const request of this.#open.take()) {
+      this.#failed(request.instanceId as string, undefined, { name: 'NoAnswer', message: 'the server exited without answering this request' }, 0);
     }
-    this.#open.clear();
     if (this.#protocolInstance !== undefined) {
-      this.#reporter.send(this.runId, {
-        type: 'instance.finished',
-        instanceId: this.#protocolInstance,
-        output: { calls: this.#calls, errors: this.#errors, stdoutNoise: this.#noise },
-      });
+      this.#ended(this.#protocolInstance, { calls: this.#calls, errors: this.#errors, stdoutNoise: this.#noise }, 0);
     }
     let failed = false;
     let error: InstanceError | undefined;
@@ -198,13 +326,9 @@ export class GraphRecorder {
       };
     }
     if (error !== undefined) {
-      this.#reporter.send(this.runId, { type: 'instance.error', instanceId: this.#sessionInstance, error });
+      this.#failed(this.#sessionInstance, undefined, error, 0);
     } else {
-      this.#reporter.send(this.runId, {
-        type: 'instance.finished',
-        instanceId: this.#sessionInstance,
-        output: { exitCode: end.exitCode ?? null, signal: end.signal ?? null },
-      });
+      this.#ended(this.#sessionInstance, { exitCode: end.exitCode ?? null, signal: end.signal ?? null }, 0);
     }
     this.#reporter.send(this.runId, { type: 'run.finished', status: failed ? 'error' : 'ok' });
     this.#finished = true;
@@ -225,32 +349,70 @@ export class GraphRecorder {
     const instanceId = request.instanceId;
     if (instanceId === undefined) return;
     if (action === 'retry') {
-      this.#open.set(request, instanceId);
-      this.#reporter.send(this.runId, { type: 'instance.reopened', instanceId });
+      this.#open.add(request);
+      const reporter = this.#reporter;
+      const runId = this.runId;
+      reporter.sendComplete(runId, { type: 'instance.reopened', instanceId, runId, seq: reporter.nextSeq(runId), t: wallClock() }, 0);
       return;
     }
     // The call is answered here, by the debugger: it can no longer go unanswered.
     this.#open.delete(request);
     if (action === 'inject') {
       const output = this.#hide.toolResults && request.method === 'tools/call' ? HIDDEN : value;
-      this.#reporter.send(this.runId, { type: 'instance.finished', instanceId, output });
+      this.#ended(instanceId, output, 0);
       return;
     }
-    this.#reporter.send(this.runId, {
-      type: 'instance.error',
-      instanceId,
-      error: { name: 'Aborted', message: `aborted in the debugger at the ${point} gate`, code: -32099 },
-    });
+    this.#failed(instanceId, undefined, { name: 'Aborted', message: `aborted in the debugger at the ${point} gate`, code: -32099 }, 0);
   }
 
   #nextId(): string {
-    return `mcp_${++this.#counter}`;
+    return this.#ids.next();
+  }
+
+  /** What a value recorded from `frame` reads from (see {@link FrameSource}). */
+  #sourceOf(frame: Frame): FrameSource {
+    return this.#reporter.attached || frame.message !== undefined ? frame : frame.raw;
+  }
+
+  // Every event is built whole, runId, seq and t included, in one place per
+  // kind: one object shape per kind from the start, and the fields in the
+  // order they have always gone out in (an `undefined` field is left out of
+  // the JSON). `held` is what the event holds on to, for the buffer's bound.
+
+  #started(instanceId: string, node: NodeDeclaration, input: unknown, held: number): void {
+    const reporter = this.#reporter;
+    const runId = this.runId;
+    reporter.sendComplete(runId, { type: 'instance.started', instanceId, node, input, runId, seq: reporter.nextSeq(runId), t: wallClock() }, held);
+  }
+
+  #ended(instanceId: string, output: unknown, held: number): void {
+    const reporter = this.#reporter;
+    const runId = this.runId;
+    reporter.sendComplete(runId, { type: 'instance.finished', instanceId, output, runId, seq: reporter.nextSeq(runId), t: wallClock() }, held);
+  }
+
+  #failed(instanceId: string, output: unknown, error: InstanceError, held: number): void {
+    const reporter = this.#reporter;
+    const runId = this.runId;
+    reporter.sendComplete(runId, { type: 'instance.error', instanceId, output, error, runId, seq: reporter.nextSeq(runId), t: wallClock() }, held);
+  }
+
+  #meta(meta: Record<string, unknown>): void {
+    const reporter = this.#reporter;
+    const runId = this.runId;
+    reporter.sendComplete(runId, { type: 'run.meta', meta, runId, seq: reporter.nextSeq(runId), t: wallClock() }, 0);
+  }
+
+  #log(text: string): void {
+    const reporter = this.#reporter;
+    const runId = this.runId;
+    reporter.sendComplete(runId, { type: 'log', nodeId: SESSION_NODE_ID, stream: 'stderr', text, runId, seq: reporter.nextSeq(runId), t: wallClock() }, text.length);
   }
 
   #ensureProtocol(): void {
     if (this.#protocolInstance !== undefined) return;
     this.#protocolInstance = this.#nextId();
-    this.#reporter.send(this.runId, { type: 'instance.started', instanceId: this.#protocolInstance, node: PROTOCOL_NODE });
+    this.#started(this.#protocolInstance, PROTOCOL_NODE, undefined, 0);
   }
 
   #onCall(frame: Frame): void {
@@ -261,62 +423,47 @@ export class GraphRecorder {
       this.#calls++;
     }
     const instanceId = this.#nextId();
-    this.#reporter.send(this.runId, {
-      type: 'instance.started',
-      instanceId,
-      node: declared(node),
-      input: this.#hide.inputs ? HIDDEN : recorded(frame, pickParams),
-    });
+    if (this.#hide.inputs) this.#started(instanceId, declared(node), HIDDEN, 0);
+    else this.#started(instanceId, declared(node), recorded(frame, this.#sourceOf(frame), paramsOf), recordedBytes(frame));
     frame.instanceId = instanceId;
     if (frame.type === 'notification') {
-      this.#reporter.send(this.runId, { type: 'instance.finished', instanceId });
+      this.#ended(instanceId, undefined, 0);
       return;
     }
-    this.#open.set(frame, instanceId);
+    this.#open.add(frame);
     // The host's name and requested version are params too: hidden inputs keep them out.
     const params = frame.method === 'initialize' && !this.#hide.inputs ? messageOf(frame)?.params : undefined;
-    if (record(params)) {
-      this.#reporter.send(this.runId, { type: 'run.meta', meta: { clientInfo: params.clientInfo, requestedProtocolVersion: params.protocolVersion } });
-    }
+    if (record(params)) this.#meta({ clientInfo: params.clientInfo, requestedProtocolVersion: params.protocolVersion });
   }
 
   #onAnswer(frame: Frame): void {
     const request = frame.request;
     if (request === undefined) return;
-    const instanceId = this.#open.get(request);
-    if (instanceId === undefined) return;
-    this.#open.delete(request);
+    // Not open: never recorded, already answered, or decided in the debugger.
+    const instanceId = request.instanceId;
+    if (instanceId === undefined || !this.#open.delete(request)) return;
     const protocol = request.node?.parent === PROTOCOL_NODE_ID;
     if (frame.type === 'error') {
       if (protocol) this.#errors++;
       const rpc = messageOf(frame)?.error ?? {};
-      this.#reporter.send(this.runId, {
-        type: 'instance.error',
-        instanceId,
-        error: { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code: rpc.code, data: rpc.data },
-      });
+      this.#failed(instanceId, undefined, { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code: rpc.code, data: rpc.data }, 0);
       return;
     }
     if (request.method === 'initialize' || request.method === 'server/discover') {
       const result = messageOf(frame)?.result;
-      if (record(result)) {
-        this.#reporter.send(this.runId, { type: 'run.meta', meta: { protocolVersion: result.protocolVersion, serverInfo: result.serverInfo } });
-      }
+      if (record(result)) this.#meta({ protocolVersion: result.protocolVersion, serverInfo: result.serverInfo });
     }
     const hideResult = this.#hide.toolResults && request.method === 'tools/call';
-    const output = hideResult ? HIDDEN : recorded(frame, pickResult);
+    const source = this.#sourceOf(frame);
+    const output = hideResult ? HIDDEN : recorded(frame, source, resultOf);
+    const held = hideResult ? 0 : recordedBytes(frame);
     if (frame.isError === true) {
       if (protocol) this.#errors++;
-      const message = hideResult
-        ? 'the tool reported an error (content hidden)'
-        : new DeferredValue(0, () => {
-            const result = messageOf(frame)?.result;
-            return record(result) ? contentText(result) : 'the tool reported an error';
-          });
-      this.#reporter.send(this.runId, { type: 'instance.error', instanceId, output, error: { name: 'ToolError', message: message as string } });
+      const message = hideResult ? 'the tool reported an error (content hidden)' : new DeferredValue(0, toolErrorText, source);
+      this.#failed(instanceId, output, { name: 'ToolError', message: message as string }, held);
       return;
     }
-    this.#reporter.send(this.runId, { type: 'instance.finished', instanceId, output });
+    this.#ended(instanceId, output, held);
   }
 
   #onNoise(frame: Frame): void {
@@ -331,11 +478,7 @@ export class GraphRecorder {
     if (cut < end) while (cut > 0 && ((frame.raw[cut] as number) & 0xc0) === 0x80) cut--;
     const text = frame.raw.subarray(0, cut).toString('utf8');
     const instanceId = this.#nextId();
-    this.#reporter.send(this.runId, { type: 'instance.started', instanceId, node: STDOUT_NOISE_NODE, input: text });
-    this.#reporter.send(this.runId, {
-      type: 'instance.error',
-      instanceId,
-      error: { name: 'StdoutNoise', message: 'the server wrote a line to stdout that is not JSON-RPC' },
-    });
+    this.#started(instanceId, STDOUT_NOISE_NODE, text, 0);
+    this.#failed(instanceId, undefined, { name: 'StdoutNoise', message: 'the server wrote a line to stdout that is not JSON-RPC' }, 0);
   }
 }

@@ -38,18 +38,24 @@ export function startSessionReport(options: SessionReportOptions): SessionReport
   if (disabled !== undefined && disabled !== '' && disabled !== '0') return undefined;
   const reporter = new Reporter({ port: options.port, env: options.env });
   const recorder = new GraphRecorder({ reporter, command: options.command, args: options.args, hide: hideSettings(options.env) });
-  const guard = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A): void => {
-    try {
-      fn(...args);
-    } catch {
-      // Observation is best-effort.
-    }
-  };
   return {
     reporter,
     recorder,
-    onFrame: guard((frame: Frame) => recorder.onFrame(frame)),
-    onStderr: guard((lines: readonly string[]) => recorder.onStderr(lines)),
+    // Called for every frame: a plain function, no wrapper allocating its arguments.
+    onFrame(frame: Frame): void {
+      try {
+        recorder.onFrame(frame);
+      } catch {
+        // Observation is best-effort.
+      }
+    },
+    onStderr(lines: readonly string[]): void {
+      try {
+        recorder.onStderr(lines);
+      } catch {
+        // Observation is best-effort.
+      }
+    },
     async finish(end, waitForAttachMs) {
       try {
         recorder.finish(end);

@@ -4,21 +4,27 @@
  * `JSON.parse` on the relay's hot path even when nobody is watching. A
  * deferred value keeps a reference instead and is parsed by
  * `JSON.stringify` (through `toJSON`) when the event actually goes out.
+ *
+ * `compute` is called with `source`: a caller that records many values
+ * passes one shared function and the thing to read (a frame, say) rather
+ * than a fresh closure per value.
  */
-export class DeferredValue {
+export class DeferredValue<S = unknown> {
   /** Approximate memory the value holds on to, for the reporter's buffer bound. */
   readonly bytes: number;
-  readonly #compute: () => unknown;
+  readonly #compute: (source: S) => unknown;
+  readonly #source: S;
 
-  constructor(bytes: number, compute: () => unknown) {
+  constructor(bytes: number, compute: (source: S) => unknown, source?: S) {
     this.bytes = bytes;
     this.#compute = compute;
+    this.#source = source as S;
   }
 
   /** Called by `JSON.stringify`. */
   toJSON(): unknown {
     try {
-      return this.#compute();
+      return this.#compute(this.#source);
     } catch {
       return '[graphmind: value could not be recorded]';
     }

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import WebSocket from 'ws';
+import { connect as netConnect, type Socket } from 'node:net';
+// Only the type: `ws` (and with it http, https, tls, zlib) is loaded once
+// something answers on the debugger's port, not by every proxy that starts
+// with no debugger running.
+import type WebSocket from 'ws';
+import { wallClock } from './clock.js';
 import { DEFAULT_PORT, defaultDataDir, readToken } from './config.js';
 import { deferredBytes } from './deferred.js';
 import type { Breakpoints, HoldAction, RunEvent, RunStartedEvent, ServerToReporter } from './events.js';
@@ -44,8 +49,15 @@ export const DEFAULT_MAX_BUFFERED_EVENTS = 1000;
 /** Default breakpoints until the server says otherwise: pause on error. */
 export const DEFAULT_BREAKPOINTS: Breakpoints = Object.freeze({ pauseOnError: true, nodes: Object.freeze({}) }) as Breakpoints;
 
+/** What keeping an event costs, beyond the bytes it holds on to (see {@link Reporter.sendComplete}). */
+export const EVENT_OVERHEAD_BYTES = 128;
+
 const MAX_BATCH = 1000;
 const MAX_RECONNECT_MS = 5000;
+/** How long the plain TCP probe of the debugger's port may take. */
+const PROBE_TIMEOUT_MS = 5000;
+/** Slots the event buffer starts with (it grows when a larger bound needs it). */
+const INITIAL_SLOTS = 1024;
 
 function validBreakpoints(value: unknown): value is Breakpoints {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
@@ -58,9 +70,14 @@ function validBreakpoints(value: unknown): value is Breakpoints {
  * deferred values hold on to, and log text.
  */
 function eventWeight(event: RunEvent): number {
-  let weight = 128 + deferredBytes(event);
+  let weight = EVENT_OVERHEAD_BYTES + deferredBytes(event);
   if (event.type === 'log') weight += event.text.length;
   return weight;
+}
+
+/** The root of a run's graph (the session): never dropped from the buffer. */
+function isRoot(event: RunEvent): boolean {
+  return event.type === 'instance.started' && event.node?.parent === null && event.node.kind === 'server';
 }
 
 /** A fresh, unguessable run id. */
@@ -68,11 +85,39 @@ export function newRunId(): string {
   return `run_${Date.now().toString(36)}_${randomBytes(12).toString('base64url')}`;
 }
 
+type WebSocketModule = typeof import('ws');
+let wsModule: Promise<WebSocketModule> | undefined;
+
+/** The `ws` module, imported on first use. */
+function loadWebSocket(): Promise<WebSocketModule> {
+  wsModule ??= import('ws');
+  return wsModule;
+}
+
+/** What the reporter keeps per run. */
+class RunState {
+  readonly runId: string;
+  /** The seq of the run's last event. */
+  seq = 1;
+  /** Its events dropped from the buffer since the last `events.dropped` notice. */
+  dropped = 0;
+  /** Its run.started was dropped from the buffer while the run was live. */
+  startDropped = false;
+
+  constructor(runId: string) {
+    this.runId = runId;
+  }
+}
+
 /**
  * The client runtime every integration reports through. It sends run events
  * to `graphmind serve` in order over one WebSocket, keeps them in a bounded
  * buffer while no debugger is there (replayed on attach), reconnects with
  * backoff, and receives breakpoints and decisions.
+ *
+ * While detached it looks for a debugger with a plain TCP connection to its
+ * port first; only when something answers does it load the WebSocket client
+ * and open the real connection.
  *
  * It never throws into its caller and never writes to stdout: observation
  * is best-effort, and the caller's work goes on whatever happens here.
@@ -88,22 +133,35 @@ export class Reporter extends EventEmitter {
   readonly #env: NodeJS.ProcessEnv;
   readonly #maxBuffered: number;
   readonly #maxBufferedBytes: number;
-  #bufferedBytes = 0;
-  #weights: number[] = [];
   readonly #maxInFlight: number;
   readonly #reconnectBase: number;
-  #queue: RunEvent[] = [];
+  // The buffer: a ring of events, oldest at #head, with, per slot, the
+  // event's weight and its run (null for run.started and a graph's root,
+  // which are not counted as dropped when they go).
+  #events: Array<RunEvent | undefined>;
+  #owners: Array<RunState | null | undefined>;
+  #weights: number[];
   #head = 0;
-  #seq = new Map<string, number>();
-  #started = new Map<string, RunStartedEvent>();
-  #dropped = new Map<string, number>();
+  #size = 0;
+  #mask: number;
+  #bufferedBytes = 0;
+  readonly #runs = new Map<string, RunState>();
+  /** The run of the last event: a proxy reports one run, so this is nearly always it. */
+  #lastRun: RunState | undefined;
+  /** run.started of every live run, reclaimed on every attach. */
+  readonly #started = new Map<string, RunStartedEvent>();
+  /** Runs with dropped events to report, in the order they first dropped one. */
+  #droppedRuns: RunState[] = [];
   /** run.started events dropped from the buffer for runs that have finished since (so are not reclaimed). */
-  #droppedStarts = new Map<string, RunStartedEvent>();
+  readonly #droppedStarts = new Map<string, RunStartedEvent>();
   /** Events of batches the socket failed to write, in order, to be sent again. */
   #unsent: RunEvent[] = [];
   /** Root instances that overflowed the buffer; sent first, never dropped. */
   #pinned: RunEvent[] = [];
   #ws: WebSocket | undefined;
+  #probe: Socket | undefined;
+  /** A connection attempt is in flight (probe, module load or handshake), or the connection is up. */
+  #connecting = false;
   #attached = false;
   #closed = false;
   #drainScheduled = false;
@@ -120,6 +178,12 @@ export class Reporter extends EventEmitter {
     this.#maxInFlight = options.maxInFlightBytes ?? 4 * 1024 * 1024;
     this.#reconnectBase = options.reconnectMs ?? 250;
     this.#reconnectDelay = this.#reconnectBase;
+    let slots = 16;
+    while (slots < INITIAL_SLOTS && slots <= this.#maxBuffered) slots *= 2;
+    this.#events = new Array<RunEvent | undefined>(slots).fill(undefined);
+    this.#owners = new Array<RunState | null | undefined>(slots).fill(undefined);
+    this.#weights = new Array<number>(slots).fill(0);
+    this.#mask = slots - 1;
     // An 'error' with no listener would throw; reporting must never do that.
     this.on('error', () => {});
     if (options.connect ?? true) this.#connect();
@@ -132,36 +196,60 @@ export class Reporter extends EventEmitter {
 
   /** Events waiting to be sent. */
   get pending(): number {
-    return this.#queue.length - this.#head;
+    return this.#size + this.#unsent.length;
   }
 
   /** Begin a run; returns its id. */
   startRun(name: string, source: string, meta: Record<string, unknown>): string {
     const runId = newRunId();
-    const event: RunStartedEvent = { type: 'run.started', runId, seq: 1, t: Date.now(), name, source, meta };
-    this.#seq.set(runId, 1);
+    const run = new RunState(runId);
+    this.#runs.set(runId, run);
+    this.#lastRun = run;
+    const event: RunStartedEvent = { type: 'run.started', runId, seq: 1, t: wallClock(), name, source, meta };
     this.#started.set(runId, event);
-    this.#push(event);
+    this.#push(event, null, eventWeight(event));
     return runId;
   }
 
   /** Queue an event of `runId`. */
   send(runId: string, event: OutgoingEvent): void {
-    const seq = (this.#seq.get(runId) ?? 1) + 1;
-    this.#seq.set(runId, seq);
+    const run = this.#runOf(runId);
     const full = event as RunEvent;
     full.runId = runId;
-    full.seq = seq;
-    full.t = Date.now();
-    // A finished run is not reclaimed on reconnect.
+    full.seq = ++run.seq;
+    full.t = wallClock();
+    let owner: RunState | null = run;
     if (full.type === 'run.finished') {
+      // A finished run is not reclaimed on reconnect.
       const start = this.#started.get(runId);
       this.#started.delete(runId);
       // Its run.started may already have been dropped from the buffer: keep
       // it, so the run still exists when the rest arrives.
-      if (start !== undefined && this.#dropped.has(runId)) this.#droppedStarts.set(runId, start);
+      if (start !== undefined && run.startDropped) this.#droppedStarts.set(runId, start);
+    } else if (full.type === 'run.started' || isRoot(full)) {
+      owner = null;
     }
-    this.#push(full);
+    this.#push(full, owner, eventWeight(full));
+  }
+
+  /**
+   * The seq of the next event of `runId`, for an event built complete and
+   * queued with {@link sendComplete}.
+   */
+  nextSeq(runId: string): number {
+    return ++this.#runOf(runId).seq;
+  }
+
+  /**
+   * Queue an event built complete by the caller: `runId`, `seq` from
+   * {@link nextSeq} and `t` (ms since the epoch) already in it, so that it
+   * has one shape from the start. `heldBytes` is what it holds on to beyond
+   * itself, for the buffer's bound: the bytes behind its deferred values,
+   * and log text. Not for run.started, run.finished or a graph's root
+   * instance (use {@link send} for those).
+   */
+  sendComplete(runId: string, event: RunEvent, heldBytes: number): void {
+    this.#push(event, this.#runOf(runId), EVENT_OVERHEAD_BYTES + heldBytes);
   }
 
   /**
@@ -175,7 +263,7 @@ export class Reporter extends EventEmitter {
     const deadline = Date.now() + timeoutMs;
     return new Promise((resolve) => {
       const check = (): void => {
-        if (this.pending === 0 && this.#unsent.length === 0 && (this.#ws === undefined || this.#ws.bufferedAmount === 0) && this.#attached) {
+        if (this.pending === 0 && (this.#ws === undefined || this.#ws.bufferedAmount === 0) && this.#attached) {
           resolve(true);
         } else if (Date.now() >= deadline || this.#closed) {
           resolve(this.pending === 0 && this.#attached);
@@ -214,7 +302,7 @@ export class Reporter extends EventEmitter {
     return new Promise((resolve) => {
       const check = (): void => {
         if (this.#attached) resolve(true);
-        else if (this.#ws === undefined || this.#closed || Date.now() >= deadline) resolve(false);
+        else if (!this.#connecting || this.#closed || Date.now() >= deadline) resolve(false);
         else setTimeout(check, 5);
       };
       check();
@@ -225,6 +313,7 @@ export class Reporter extends EventEmitter {
   close(): void {
     this.#closed = true;
     clearTimeout(this.#reconnectTimer);
+    this.#probe?.destroy();
     try {
       this.#ws?.close();
     } catch {
@@ -232,33 +321,89 @@ export class Reporter extends EventEmitter {
     }
   }
 
-  #push(event: RunEvent): void {
-    const weight = eventWeight(event);
-    this.#queue.push(event);
-    this.#weights.push(weight);
+  /** The state of `runId` (a run not started here gets one too, as before). */
+  #runOf(runId: string): RunState {
+    const last = this.#lastRun;
+    if (last !== undefined && last.runId === runId) return last;
+    let run = this.#runs.get(runId);
+    if (run === undefined) {
+      run = new RunState(runId);
+      this.#runs.set(runId, run);
+    }
+    this.#lastRun = run;
+    return run;
+  }
+
+  #push(event: RunEvent, owner: RunState | null, weight: number): void {
+    if (this.#size > this.#mask) this.#grow();
+    const slot = (this.#head + this.#size) & this.#mask;
+    this.#events[slot] = event;
+    this.#owners[slot] = owner;
+    this.#weights[slot] = weight;
+    this.#size++;
     this.#bufferedBytes += weight;
-    while (this.pending > this.#maxBuffered || (this.#bufferedBytes > this.#maxBufferedBytes && this.pending > 1)) this.#dropOldest();
-    this.#scheduleDrain();
+    if (this.#attached) {
+      // A burst (a whole pipe read of calls in one go) must not overflow the
+      // buffer while the debugger is keeping up: send a full batch now.
+      // Only a debugger that is behind (or absent) makes the buffer drop.
+      if (this.#size >= MAX_BATCH && (this.#ws?.bufferedAmount ?? 0) <= this.#maxInFlight) this.#drain();
+      if (!this.#drainScheduled) this.#scheduleDrain();
+    }
+    if (this.#size > this.#maxBuffered || this.#bufferedBytes > this.#maxBufferedBytes) this.#trim();
+  }
+
+  #grow(): void {
+    const slots = (this.#mask + 1) * 2;
+    const events = new Array<RunEvent | undefined>(slots).fill(undefined);
+    const owners = new Array<RunState | null | undefined>(slots).fill(undefined);
+    const weights = new Array<number>(slots).fill(0);
+    for (let i = 0; i < this.#size; i++) {
+      const from = (this.#head + i) & this.#mask;
+      events[i] = this.#events[from];
+      owners[i] = this.#owners[from];
+      weights[i] = this.#weights[from] as number;
+    }
+    this.#events = events;
+    this.#owners = owners;
+    this.#weights = weights;
+    this.#head = 0;
+    this.#mask = slots - 1;
+  }
+
+  #trim(): void {
+    while (this.#size > this.#maxBuffered || (this.#bufferedBytes > this.#maxBufferedBytes && this.#size > 1)) this.#dropOldest();
+  }
+
+  /** Take the oldest event out of the buffer (to send or to drop). */
+  #shift(): RunEvent {
+    const slot = this.#head;
+    const event = this.#events[slot] as RunEvent;
+    this.#bufferedBytes -= this.#weights[slot] as number;
+    // Let go of it now: it may hold a frame.
+    this.#events[slot] = undefined;
+    this.#owners[slot] = undefined;
+    this.#head = (slot + 1) & this.#mask;
+    this.#size--;
+    return event;
   }
 
   #dropOldest(): void {
     // The run.started of each run is kept aside and re-sent on attach, so
     // dropping from the front never loses a run, only some of its history.
-    const event = this.#queue[this.#head] as RunEvent;
-    this.#bufferedBytes -= this.#weights[this.#head] ?? 0;
-    // Let go of it now, not at the next compaction: it may hold a frame.
-    (this.#queue as Array<RunEvent | undefined>)[this.#head] = undefined;
-    this.#head++;
-    if (event.type === 'instance.started' && event.node.parent === null && event.node.kind === 'server') {
+    const owner = this.#owners[this.#head];
+    const event = this.#shift();
+    if (owner !== null && owner !== undefined) {
+      if (owner.dropped++ === 0) this.#droppedRuns.push(owner);
+    } else if (event.type === 'run.started') {
+      if (this.#started.has(event.runId)) this.#runOf(event.runId).startDropped = true;
+      else this.#droppedStarts.set(event.runId, event);
+    } else if (isRoot(event)) {
       // The root of a run's graph (the session) is never dropped: without
       // it every other node would hang from nothing.
       this.#pinned.push(event);
-    } else if (event.type !== 'run.started') this.#dropped.set(event.runId, (this.#dropped.get(event.runId) ?? 0) + 1);
-    else if (!this.#started.has(event.runId)) this.#droppedStarts.set(event.runId, event);
-    if (this.#head > 4096 && this.#head * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#weights = this.#weights.slice(this.#head);
-      this.#head = 0;
+    } else {
+      const run = this.#runOf(event.runId);
+      if (run.dropped++ === 0) this.#droppedRuns.push(run);
     }
   }
 
@@ -274,15 +419,8 @@ export class Reporter extends EventEmitter {
   #drain(): void {
     const ws = this.#ws;
     if (!this.#attached || ws === undefined) return;
-    if (this.#unsent.length > 0) {
-      // What a dropped connection failed to write goes first, in its order.
-      this.#queue = this.#unsent.concat(this.#queue.slice(this.#head));
-      this.#weights = new Array<number>(this.#unsent.length).fill(0).concat(this.#weights.slice(this.#head));
-      this.#head = 0;
-      this.#unsent = [];
-    }
     try {
-      while (this.pending > 0 || this.#dropped.size > 0 || this.#droppedStarts.size > 0 || this.#pinned.length > 0) {
+      while (this.pending > 0 || this.#droppedRuns.length > 0 || this.#droppedStarts.size > 0 || this.#pinned.length > 0) {
         if (ws.bufferedAmount > this.#maxInFlight) {
           // The server is behind: keep buffering (bounded) and look again soon.
           setTimeout(() => this.#scheduleDrain(), 20).unref();
@@ -295,24 +433,23 @@ export class Reporter extends EventEmitter {
         this.#droppedStarts.clear();
         batch.push(...this.#pinned);
         this.#pinned = [];
-        for (const [runId, count] of this.#dropped) {
+        for (const run of this.#droppedRuns) {
           // Out of sequence (seq 0): a fresh seq would be higher than those
           // of the buffered events behind it, and the server would take them
           // all for repeats and ignore them.
-          batch.push({ type: 'events.dropped', runId, seq: 0, t: Date.now(), count });
+          batch.push({ type: 'events.dropped', runId: run.runId, seq: 0, t: wallClock(), count: run.dropped });
+          run.dropped = 0;
         }
-        this.#dropped.clear();
-        const end = Math.min(this.#queue.length, this.#head + MAX_BATCH);
-        for (let i = this.#head; i < end; i++) {
-          batch.push(this.#queue[i] as RunEvent);
-          this.#bufferedBytes -= this.#weights[i] ?? 0;
+        this.#droppedRuns = [];
+        let room = MAX_BATCH;
+        if (this.#unsent.length > 0) {
+          // What a dropped connection failed to write goes first, in its order.
+          const again = this.#unsent.slice(0, room);
+          this.#unsent = this.#unsent.slice(again.length);
+          room -= again.length;
+          batch.push(...again);
         }
-        this.#head = end;
-        if (this.#head === this.#queue.length) {
-          this.#queue = [];
-          this.#weights = [];
-          this.#head = 0;
-        }
+        for (; room > 0 && this.#size > 0; room--) batch.push(this.#shift());
         ws.send(JSON.stringify(batch), (error) => {
           // Never written (the connection dropped under it): send it again
           // on the next connection; the server ignores any seq it already has.
@@ -324,19 +461,74 @@ export class Reporter extends EventEmitter {
     }
   }
 
+  /**
+   * One connection attempt. A plain TCP connection to the port first:
+   * nothing listening (the usual case when no debugger runs) fails at once
+   * and costs no WebSocket client. When something accepts, the probe is
+   * closed and the real handshake follows.
+   */
   #connect(): void {
     if (this.#closed) return;
+    this.#connecting = true;
+    let probe: Socket;
+    try {
+      probe = netConnect({ host: '127.0.0.1', port: this.port });
+    } catch {
+      this.#attemptFailed();
+      return;
+    }
+    this.#probe = probe;
+    // Never keep the host process alive for the sake of reporting.
+    probe.unref();
+    let settled = false;
+    const failed = (): void => {
+      if (settled) return;
+      settled = true;
+      this.#probe = undefined;
+      probe.destroy();
+      this.#attemptFailed();
+    };
+    probe.on('error', failed);
+    probe.on('close', failed);
+    probe.setTimeout(PROBE_TIMEOUT_MS, failed);
+    probe.once('connect', () => {
+      if (settled) return;
+      settled = true;
+      this.#probe = undefined;
+      probe.destroy();
+      void this.#handshake();
+    });
+  }
+
+  #attemptFailed(): void {
+    this.#connecting = false;
+    this.#scheduleReconnect();
+  }
+
+  async #handshake(): Promise<void> {
+    let WebSocketClient: WebSocketModule['default'];
+    try {
+      WebSocketClient = (await loadWebSocket()).default;
+    } catch {
+      wsModule = undefined;
+      this.#attemptFailed();
+      return;
+    }
+    if (this.#closed) {
+      this.#connecting = false;
+      return;
+    }
     const token = readToken(this.dataDir, this.#env);
     let ws: WebSocket;
     try {
-      ws = new WebSocket(`ws://127.0.0.1:${this.port}/ingest`, {
+      ws = new WebSocketClient(`ws://127.0.0.1:${this.port}/ingest`, {
         headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
         perMessageDeflate: false,
         maxPayload: 64 * 1024 * 1024,
         handshakeTimeout: 5000,
       });
     } catch {
-      this.#scheduleReconnect();
+      this.#attemptFailed();
       return;
     }
     this.#ws = ws;
@@ -366,7 +558,7 @@ export class Reporter extends EventEmitter {
         this.breakpoints = DEFAULT_BREAKPOINTS;
         this.emit('detached');
       }
-      this.#scheduleReconnect();
+      this.#attemptFailed();
     });
   }
 

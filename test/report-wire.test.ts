@@ -1,0 +1,219 @@
+// The exact bytes of what the proxy's graph recorder reports: every event a
+// session produces (calls, answers, errors, noise, stderr, decisions, the
+// end), as the debugger's ingest socket receives them, key order included.
+// The recorder and the reporter build these events on their hot path; this
+// pins their wire format against a snapshot (test/fixtures/report-wire.jsonl;
+// UPDATE_WIRE_SNAPSHOT=1 rewrites it), attached and replayed after a detach.
+import { once } from 'node:events';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import { WebSocketServer } from 'ws';
+import { GraphRecorder, MAX_RECORDED_FRAME_BYTES } from '../src/proxy/graph-recorder.js';
+import { IdSequence } from '../src/report/id-sequence.js';
+import { Reporter } from '../src/report/reporter.js';
+import { newFrame, type Direction, type Frame, type FrameType, type NodeRef } from '../src/streams/frame.js';
+import { waitFor } from './helpers/cli.js';
+import { freePort, tempDir } from './helpers/graph.js';
+
+const keepAlive = setInterval(() => {}, 1000);
+t.teardown(() => clearInterval(keepAlive));
+
+const SNAPSHOT = fileURLToPath(new URL('./fixtures/report-wire.jsonl', import.meta.url));
+
+const tool = (name: string): NodeRef => ({ nodeId: `tool:${name}`, kind: 'tool', parent: 'mcp:session', label: name });
+const protocol = (method: string): NodeRef => ({ nodeId: `mcp:${method}`, kind: 'custom', parent: 'mcp:protocol', label: method });
+
+function frameOf(message: unknown, direction: Direction, type: FrameType, extra: Partial<Frame> = {}): Frame {
+  const raw = typeof message === 'string' ? Buffer.from(`${message}\n`) : Buffer.from(`${JSON.stringify(message)}\n`);
+  const frame = newFrame(raw, direction, 1, true);
+  frame.type = type;
+  Object.assign(frame, extra);
+  return frame;
+}
+
+function call(id: number, method: string, params: unknown, node: NodeRef, seq = 1, direction: Direction = 'client-to-server'): Frame {
+  return frameOf({ jsonrpc: '2.0', id, method, params }, direction, 'request', { method, id, node, seq });
+}
+
+function answer(request: Frame, result: unknown, isError?: boolean): Frame {
+  return frameOf({ jsonrpc: '2.0', id: request.id, result }, 'server-to-client', 'response', { method: request.method, id: request.id, request, isError });
+}
+
+function failure(request: Frame, error: unknown): Frame {
+  return frameOf({ jsonrpc: '2.0', id: request.id, error }, 'server-to-client', 'error', { method: request.method, id: request.id, request });
+}
+
+/** One whole session, through every path of the recorder. */
+function session(recorder: GraphRecorder): void {
+  recorder.onSpawned(4321);
+  recorder.onStderr(['server: starting', 'server: ready']);
+  const init = call(1, 'initialize', { protocolVersion: '2025-06-18', clientInfo: { name: 'wire-test', version: '1' }, capabilities: {} }, protocol('initialize'));
+  recorder.onFrame(init);
+  recorder.onFrame(answer(init, { protocolVersion: '2025-06-18', serverInfo: { name: 'wire-server', version: '2' }, capabilities: {} }));
+  recorder.onFrame(frameOf({ jsonrpc: '2.0', method: 'notifications/initialized' }, 'client-to-server', 'notification', { method: 'notifications/initialized', node: protocol('notifications/initialized') }));
+  const echo = call(2, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }, tool('echo'));
+  recorder.onFrame(echo);
+  recorder.onFrame(answer(echo, { content: [{ type: 'text', text: 'hi' }] }));
+  const failing = call(3, 'tools/call', { name: 'fail', arguments: {} }, tool('fail'));
+  recorder.onFrame(failing);
+  recorder.onFrame(answer(failing, { content: [{ type: 'text', text: 'it failed' }, { type: 'image' }, { type: 'text', text: 'twice' }], isError: true }, true));
+  const broken = call(4, 'tools/call', { name: 'broken' }, tool('broken'));
+  recorder.onFrame(broken);
+  recorder.onFrame(failure(broken, { code: -32602, message: 'bad params', data: { why: 'no' } }));
+  const list = call(5, 'tools/list', {}, protocol('tools/list'));
+  recorder.onFrame(list);
+  recorder.onFrame(failure(list, { code: -32601 }));
+  recorder.onFrame(frameOf('not json at all', 'server-to-client', 'noise'));
+  recorder.onFrame(frameOf('client noise is not recorded', 'client-to-server', 'noise'));
+  const retried = call(6, 'tools/call', { name: 'echo', arguments: { n: 6 } }, tool('echo'));
+  recorder.onFrame(retried);
+  recorder.onFrame(answer(retried, { content: [] }));
+  recorder.onDecision(retried, 'after', 'retry');
+  recorder.onDecision(retried, 'after', 'inject', { content: [{ type: 'text', text: 'injected' }] });
+  const aborted = call(7, 'prompts/get', { name: 'p' }, { nodeId: 'prompt:p', kind: 'prompt', parent: 'mcp:session', label: 'p' });
+  recorder.onFrame(aborted);
+  recorder.onDecision(aborted, 'before', 'abort');
+  const huge = call(8, 'tools/call', { name: 'echo', arguments: { text: 'x'.repeat(MAX_RECORDED_FRAME_BYTES) } }, tool('echo'));
+  recorder.onFrame(huge);
+  recorder.onFrame(answer(huge, { content: [{ type: 'text', text: 'big' }] }));
+  const longName = 'y'.repeat(1500);
+  const long = call(9, 'tools/call', { name: longName }, tool(longName));
+  recorder.onFrame(long);
+  const unanswered = call(10, 'tools/call', { name: 'slow' }, tool('slow'));
+  recorder.onFrame(unanswered);
+  recorder.onFrame(answer(long, { content: [] }));
+  recorder.finish({ exitCode: 3, signal: null });
+}
+
+/** What the socket received, one event a line, runIds and times made stable. */
+function normalized(texts: string[]): string[] {
+  const runIds = new Map<string, string>();
+  const lines: string[] = [];
+  for (const text of texts) {
+    for (const event of JSON.parse(text) as Array<Record<string, unknown>>) {
+      const runId = event.runId as string;
+      if (!runIds.has(runId)) runIds.set(runId, `run${runIds.size + 1}`);
+      if (typeof event.t !== 'number' || !(Math.abs(event.t - Date.now()) < 60_000)) throw new Error(`bad t in ${JSON.stringify(event)}`);
+      const copy: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(event)) copy[key] = key === 'runId' ? runIds.get(runId) : key === 't' ? 0 : value;
+      if (copy.type === 'run.started') {
+        const meta = copy.meta as Record<string, unknown>;
+        meta.proxyPid = 0;
+        if ('cwd' in meta) meta.cwd = 'CWD';
+      }
+      lines.push(JSON.stringify(copy));
+    }
+  }
+  return lines;
+}
+
+async function capture(t: Test, attachFirst: boolean): Promise<string[]> {
+  const port = await freePort();
+  const texts: string[] = [];
+  const startServer = async (): Promise<WebSocketServer> => {
+    const wss = new WebSocketServer({ port, host: '127.0.0.1' });
+    await once(wss, 'listening');
+    wss.on('connection', (ws) => ws.on('message', (data) => texts.push(data.toString())));
+    t.teardown(() => {
+      for (const ws of wss.clients) ws.terminate();
+      return new Promise<void>((resolve) => wss.close(() => resolve()));
+    });
+    return wss;
+  };
+  if (attachFirst) await startServer();
+  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20 });
+  t.teardown(() => reporter.close());
+  if (attachFirst) t.ok(await reporter.waitForAttach(5000), 'attached');
+  const shown = new GraphRecorder({ reporter, command: '/usr/bin/node', args: ['/srv/server.js', '--flag'], hide: { inputs: false, toolResults: false } });
+  session(shown);
+  const hidden = new GraphRecorder({ reporter, command: '/usr/bin/node', args: ['/srv/server.js', '--token=secret'], hide: { inputs: true, toolResults: true } });
+  session(hidden);
+  if (!attachFirst) {
+    t.equal(reporter.attached, false, 'detached while the session ran');
+    await startServer();
+    t.ok(await reporter.waitForAttach(5000), 'attached later');
+  }
+  t.ok(await reporter.flush(5000), 'flushed');
+  await waitFor(() => normalized(texts).filter((line) => line.includes('"run.finished"')).length === 2, 5000, 'both runs');
+  return normalized(texts);
+}
+
+t.test('attached: the events of a session, byte for byte', async (t) => {
+  const lines = await capture(t, true);
+  if (process.env.UPDATE_WIRE_SNAPSHOT === '1' || !existsSync(SNAPSHOT)) writeFileSync(SNAPSHOT, `${lines.join('\n')}\n`);
+  const expected = readFileSync(SNAPSHOT, 'utf8').split('\n').filter((line) => line !== '');
+  t.equal(lines.length, expected.length, `${expected.length} events`);
+  for (let i = 0; i < Math.max(lines.length, expected.length); i++) t.equal(lines[i], expected[i], `event ${i + 1}`);
+});
+
+t.test('detached, then attached: the same events, replayed from the buffer', async (t) => {
+  // Both runs have ended by the time the debugger comes: nothing to reclaim,
+  // the buffer is replayed as it was recorded.
+  const lines = await capture(t, false);
+  const expected = readFileSync(SNAPSHOT, 'utf8').split('\n').filter((line) => line !== '');
+  t.same(lines, expected, 'everything, in order');
+});
+
+t.test('instance ids: mcp_1, mcp_2, … spelled right across every carry', async (t) => {
+  const ids = new IdSequence('mcp_');
+  let wrong = 0;
+  for (let n = 1; n <= 250_000; n++) if (ids.next() !== `mcp_${n}`) wrong++;
+  t.equal(wrong, 0, 'the first 250,000 ids');
+  const other = new IdSequence('');
+  t.same([other.next(), other.next()], ['1', '2'], 'any prefix, even none');
+});
+
+t.test('calls left open end in the order they were opened, however many are in flight', async (t) => {
+  const port = await freePort();
+  const texts: string[] = [];
+  const wss = new WebSocketServer({ port, host: '127.0.0.1' });
+  await once(wss, 'listening');
+  wss.on('connection', (ws) => ws.on('message', (data) => texts.push(data.toString())));
+  t.teardown(() => {
+    for (const ws of wss.clients) ws.terminate();
+    return new Promise<void>((resolve) => wss.close(() => resolve()));
+  });
+  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20, maxBufferedEvents: 100_000 });
+  t.teardown(() => reporter.close());
+  t.ok(await reporter.waitForAttach(5000));
+  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  // What the recorder must do, modelled with a Map (insertion order).
+  const model = new Map<Frame, true>();
+  const frames: Frame[] = [];
+  const open = (frame: Frame): void => {
+    recorder.onFrame(frame);
+    frames.push(frame);
+    model.set(frame, true);
+  };
+  const answerIt = (frame: Frame): void => {
+    recorder.onFrame(answer(frame, { n: frame.id }));
+    model.delete(frame);
+  };
+  // Thousands in flight each way, sequence numbers that collide (the same
+  // seq again, seqs 2^16 apart), answers out of order, retries.
+  for (let i = 1; i <= 3000; i++) open(call(i, 'tools/call', { name: 'echo' }, tool('echo'), i));
+  for (let i = 1; i <= 500; i++) open(call(10_000 + i, 'sampling/createMessage', {}, protocol('sampling'), i, 'server-to-client'));
+  for (let i = 1; i <= 50; i++) open(call(20_000 + i, 'tools/call', { name: 'echo' }, tool('echo'), i * 65_536 + 7));
+  for (let i = 1; i <= 20; i++) open(call(30_000 + i, 'tools/call', { name: 'echo' }, tool('echo'), 7));
+  for (let i = 0; i < frames.length; i += 3) answerIt(frames[i] as Frame);
+  for (let i = frames.length - 1; i >= 0; i -= 7) if (model.has(frames[i] as Frame)) answerIt(frames[i] as Frame);
+  for (const i of [0, 3, 6, 3001]) {
+    const frame = frames[i] as Frame;
+    recorder.onDecision(frame, 'after', 'retry');
+    model.set(frame, true);
+  }
+  recorder.onDecision(frames[1] as Frame, 'before', 'abort');
+  model.delete(frames[1] as Frame);
+  // An answer to a call that is not open any more is not recorded again.
+  recorder.onFrame(answer(frames[1] as Frame, {}));
+  recorder.onFrame(answer(frames[9] as Frame, {}));
+  recorder.finish({ exitCode: 0, signal: null });
+  t.ok(await reporter.flush(10_000));
+  await waitFor(() => texts.some((text) => text.includes('"run.finished"')), 10_000, 'the end');
+  const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>);
+  const noAnswer = events.filter((e) => e.type === 'instance.error' && (e.error as { name: string }).name === 'NoAnswer').map((e) => e.instanceId);
+  t.same(noAnswer, [...model.keys()].map((frame) => frame.instanceId), `the ${model.size} calls still open, oldest first`);
+  const finishedTwice = events.filter((e) => e.type === 'instance.finished' && (e.instanceId === frames[1]?.instanceId || e.instanceId === frames[9]?.instanceId));
+  t.equal(finishedTwice.length, 1, 'a late answer to a closed call records nothing (frames[9] was answered once)');
+});
