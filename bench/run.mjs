@@ -25,7 +25,7 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('BENCH_ROUNDS must 
 
 const OPTIONS = QUICK
   ? { sequential: { calls: 300, warmup: 50 }, pipelined: { window: 2000, bursts: 2, warmup: 1 }, large: { count: 5, warmup: 1 }, huge: { count: 1 } }
-  : { sequential: { calls: 3000, warmup: 300 }, pipelined: { window: 2000, bursts: 10, warmup: 2 }, large: { count: 50, warmup: 3 }, huge: { count: 2 } };
+  : { sequential: { calls: 3000, warmup: 300 }, pipelined: { window: 2000, bursts: 10, warmup: 2 }, large: { count: 50, warmup: 30 }, huge: { count: 2 } };
 
 const KEYS = ['A', 'B', 'C', 'D'];
 const MiB = 1024 * 1024;
