@@ -107,6 +107,21 @@ t.test('with no breakpoints configured, failures hold at the error gate', async 
   t.strictSame(stderr.holdingLines(), expected, 'one HOLDING line per hold');
 });
 
+t.test('a failure longer than a pipe read is held whole: not one byte of it reaches the client first', async (t) => {
+  const serve = shared;
+  const { client } = await connectV1(t, serve);
+  let settled = false;
+  const pending = later(client.callTool({ name: 'bigfail' }));
+  pending.then(() => (settled = true), () => (settled = true));
+  const held = await waitForHold(serve, { nodeId: 'tool:bigfail', gate: 'error' });
+  const result = (held.frame as LoggedMessage).result as { content: Array<{ text: string }>; isError: boolean };
+  t.equal(result.content[0]?.text.length, 'long failure '.length + 300_000, 'the debugger has the whole answer');
+  await sleep(200);
+  t.equal(settled, false, 'the client has nothing yet: the line was assembled, not streamed, while a debugger is attached');
+  await decide(serve, held.holdId, 'inject', 'short now');
+  t.strictSame(await pending, { content: [{ type: 'text', text: 'short now' }] }, 'and the injected value replaces all of it');
+});
+
 t.test('pauseOnError: false lets failures through', async (t) => {
   const serve = shared;
   await setBreakpoints(serve, { pauseOnError: false, nodes: {} });
