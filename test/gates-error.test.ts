@@ -171,7 +171,7 @@ t.test('the debugger dies mid-hold: every held frame goes on', async (t) => {
 t.test('a decision the proxy does not know lets the held frame through (fail open)', async (t) => {
   // In-process: the server only ever sends the four actions, so a fake reporter plays a confused one.
   const reporter = Object.assign(new EventEmitter(), { attached: true, sent: [] as unknown[], send(_runId: string, event: unknown) { this.sent.push(event); } });
-  const recorder = { runId: 'run_test', instanceIdOf: () => 'mcp_1', onDecision: () => {}, flush: () => {} };
+  const recorder = { runId: 'run_test', instanceIdOf: () => 'mcp_1', onDecision: () => {} };
   const lines: string[] = [];
   const sink: TextSink = {
     write: (text) => void lines.push(String(text)),

@@ -246,8 +246,6 @@ export class GraphRecorder {
   #errors = 0;
   #noise = 0;
   #finished = false;
-  #pending: Frame[] = [];
-  #flushScheduled = false;
 
   constructor(options: GraphRecorderOptions) {
     this.#reporter = options.reporter;
@@ -266,41 +264,8 @@ export class GraphRecorder {
     });
   }
 
-  /**
-   * Record a classified frame: queued now, recorded right after the
-   * current turn of the event loop, once the frame's bytes have been
-   * written on. Building the frame's events is then off the path of the
-   * call itself: in a one-call-at-a-time conversation it measurably delayed
-   * every answer. Anything that must see the frame recorded first (a hold,
-   * a decision, stderr, the end) calls {@link GraphRecorder.flush}.
-   */
+  /** Record a classified frame. */
   onFrame(frame: Frame): void {
-    if (this.#finished) return;
-    this.#pending.push(frame);
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      setImmediate(this.#scheduledFlush);
-    }
-  }
-
-  /** Record the frames {@link GraphRecorder.onFrame} has queued, now, in order. */
-  flush(): void {
-    const pending = this.#pending;
-    if (pending.length === 0) return;
-    this.#pending = [];
-    for (const frame of pending) this.#record(frame);
-  }
-
-  readonly #scheduledFlush = (): void => {
-    this.#flushScheduled = false;
-    try {
-      this.flush();
-    } catch {
-      // Observation is best-effort.
-    }
-  };
-
-  #record(frame: Frame): void {
     if (this.#finished) return;
     switch (frame.type) {
       case 'request':
@@ -322,8 +287,6 @@ export class GraphRecorder {
   /** Record complete lines the server wrote to stderr. */
   onStderr(lines: readonly string[]): void {
     if (this.#finished) return;
-    // The frames before these lines come first on the graph.
-    this.flush();
     for (const text of lines) this.#log(text);
   }
 
@@ -335,7 +298,6 @@ export class GraphRecorder {
   /** Close every open execution and the run. */
   finish(end: SessionEnd): void {
     if (this.#finished) return;
-    this.flush();
     for (const request of this.#open.take()) {
       this.#failed(request.instanceId as string, undefined, { name: 'NoAnswer', message: 'the server exited without answering this request' }, 0);
     }
@@ -374,7 +336,6 @@ export class GraphRecorder {
 
   /** The instance recorded for a request or notification frame. */
   instanceIdOf(frame: Frame): string | undefined {
-    this.flush();
     return frame.instanceId;
   }
 
@@ -385,7 +346,6 @@ export class GraphRecorder {
    */
   onDecision(request: Frame, point: GatePoint, action: 'inject' | 'abort' | 'retry', value?: unknown): void {
     if (this.#finished) return;
-    this.flush();
     const instanceId = request.instanceId;
     if (instanceId === undefined) return;
     if (action === 'retry') {

@@ -170,7 +170,6 @@ export class WireGate implements FrameGate {
       } catch {
         out = [frame];
       }
-      recorder.flush();
       reporter.send(recorder.runId, { type: 'hold.released', holdId: hold.holdId, action: d.action });
       return out;
     });
