@@ -571,3 +571,31 @@ t.test('attached, a burst far larger than the buffer is delivered whole, not dro
   const run = await runWhen(server, runId, (r) => r.instances.length === 5000 && r.instances.every((i) => i.status === 'ok'), 'every call');
   t.equal(run.droppedEvents, 0, 'nothing dropped while the debugger keeps up');
 });
+
+t.test('attached, events of many turns go out together; a hold goes at once', async (t) => {
+  const hostile = await hostileServer(t);
+  let messages = 0;
+  hostile.wss.on('connection', (ws) => ws.on('message', () => messages++));
+  const reporter = reporterFor(t, { port: hostile.port, dataDir: tempDir() });
+  t.ok(await reporter.waitForAttach(5000));
+  const runId = reporter.startRun('coalesced', 'test', {});
+  await reporter.flush(2000);
+  const before = messages;
+  // One event per turn of the event loop, as a one-call-at-a-time
+  // conversation produces them: they wait to be sent as one message.
+  for (let i = 1; i <= 20; i++) {
+    reporter.send(runId, started(i));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  t.ok(reporter.pending > 0, `still waiting for their batch (${reporter.pending})`);
+  await waitFor(() => hostile.received.filter((e) => e.type === 'instance.started').length === 20, 5000, 'the 20 events');
+  t.ok(messages - before <= 3, `20 events in ${messages - before} message(s), not 20`);
+  // A hold is somebody waiting at a breakpoint: it is sent at once, with
+  // everything queued before it.
+  reporter.send(runId, finished(1));
+  reporter.send(runId, { type: 'hold.opened', holdId: 'h1', nodeId: 'tool:echo', instanceId: 'i2', gate: 'before', method: 'tools/call', frame: {} });
+  t.equal(reporter.pending, 0, 'nothing left waiting once a hold is sent');
+  await waitFor(() => hostile.received.some((e) => e.type === 'hold.opened'), 5000, 'the hold');
+  const order = hostile.received.filter((e) => e.type === 'instance.finished' || e.type === 'hold.opened').map((e) => e.type);
+  t.same(order, ['instance.finished', 'hold.opened'], 'in order');
+});
