@@ -148,7 +148,7 @@ function skipValueWithin(buf: Buffer, i: number, end: number, maxDepth: number):
 }
 
 /** True if the bytes `[start, end)` spell `word` (ASCII). */
-export function bytesAre(buf: Buffer, start: number, end: number, word: string): boolean {
+function bytesAre(buf: Buffer, start: number, end: number, word: string): boolean {
   if (end - start !== word.length) return false;
   for (let k = 0; k < word.length; k++) if (buf[start + k] !== word.charCodeAt(k)) return false;
   return true;
@@ -433,11 +433,6 @@ export function valueAt(buf: Buffer, start: number, end: number): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** True if the value in `[start, end)` is exactly the given ASCII text (e.g. `"2.0"`, `true`). */
-export function valueIs(buf: Buffer, start: number, end: number, text: string): boolean {
-  return start >= 0 && bytesAre(buf, start, end, text);
 }
 
 const VERSION_2 = ascii('"2.0"');
