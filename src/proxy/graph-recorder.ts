@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { wallClock } from '../report/clock.js';
 import { DeferredValue } from '../report/deferred.js';
 import type { GatePoint, InstanceError, NodeDeclaration } from '../report/events.js';
 import { HIDDEN, redactCommandLine, type HideSettings } from '../report/hide.js';
@@ -352,7 +351,7 @@ export class GraphRecorder {
       this.#open.add(request);
       const reporter = this.#reporter;
       const runId = this.runId;
-      reporter.sendComplete(runId, { type: 'instance.reopened', instanceId, runId, seq: reporter.nextSeq(runId), t: wallClock() }, 0);
+      reporter.sendComplete(runId, { type: 'instance.reopened', instanceId, runId, seq: reporter.nextSeq(runId), t: Date.now() }, 0);
       return;
     }
     // The call is answered here, by the debugger: it can no longer go unanswered.
@@ -382,31 +381,31 @@ export class GraphRecorder {
   #started(instanceId: string, node: NodeDeclaration, input: unknown, held: number): void {
     const reporter = this.#reporter;
     const runId = this.runId;
-    reporter.sendComplete(runId, { type: 'instance.started', instanceId, node, input, runId, seq: reporter.nextSeq(runId), t: wallClock() }, held);
+    reporter.sendComplete(runId, { type: 'instance.started', instanceId, node, input, runId, seq: reporter.nextSeq(runId), t: Date.now() }, held);
   }
 
   #ended(instanceId: string, output: unknown, held: number): void {
     const reporter = this.#reporter;
     const runId = this.runId;
-    reporter.sendComplete(runId, { type: 'instance.finished', instanceId, output, runId, seq: reporter.nextSeq(runId), t: wallClock() }, held);
+    reporter.sendComplete(runId, { type: 'instance.finished', instanceId, output, runId, seq: reporter.nextSeq(runId), t: Date.now() }, held);
   }
 
   #failed(instanceId: string, output: unknown, error: InstanceError, held: number): void {
     const reporter = this.#reporter;
     const runId = this.runId;
-    reporter.sendComplete(runId, { type: 'instance.error', instanceId, output, error, runId, seq: reporter.nextSeq(runId), t: wallClock() }, held);
+    reporter.sendComplete(runId, { type: 'instance.error', instanceId, output, error, runId, seq: reporter.nextSeq(runId), t: Date.now() }, held);
   }
 
   #meta(meta: Record<string, unknown>): void {
     const reporter = this.#reporter;
     const runId = this.runId;
-    reporter.sendComplete(runId, { type: 'run.meta', meta, runId, seq: reporter.nextSeq(runId), t: wallClock() }, 0);
+    reporter.sendComplete(runId, { type: 'run.meta', meta, runId, seq: reporter.nextSeq(runId), t: Date.now() }, 0);
   }
 
   #log(text: string): void {
     const reporter = this.#reporter;
     const runId = this.runId;
-    reporter.sendComplete(runId, { type: 'log', nodeId: SESSION_NODE_ID, stream: 'stderr', text, runId, seq: reporter.nextSeq(runId), t: wallClock() }, text.length);
+    reporter.sendComplete(runId, { type: 'log', nodeId: SESSION_NODE_ID, stream: 'stderr', text, runId, seq: reporter.nextSeq(runId), t: Date.now() }, text.length);
   }
 
   #ensureProtocol(): void {

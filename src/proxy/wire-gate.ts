@@ -5,7 +5,7 @@ import { DeferredValue } from '../report/deferred.js';
 import type { Breakpoints, GatePoint } from '../report/events.js';
 import type { DecisionMessage, Reporter } from '../report/reporter.js';
 import type { Relay } from '../streams/create-relay.js';
-import { messageOf, newFrame, type Frame, type JsonRpcId } from '../streams/frame.js';
+import { hasWholeLine, messageOf, newFrame, type Frame, type JsonRpcId } from '../streams/frame.js';
 import type { FrameGate } from '../streams/gate-transform.js';
 import type { GraphRecorder } from './graph-recorder.js';
 import * as messages from './messages.js';
@@ -253,7 +253,7 @@ export class WireGate implements FrameGate {
         const relay = this.#relay;
         // A request relayed in pieces before the debugger attached may not
         // have been kept whole: it cannot be sent again, so the answer goes on.
-        if (relay === undefined || request.raw.length !== request.size) return [frame];
+        if (relay === undefined || !hasWholeLine(request)) return [frame];
         // Same bytes, same id: the answer pairs with the request again.
         relay.correlator.track(request);
         const writer = request.direction === 'client-to-server' ? relay.toServer.writer : relay.toClient.writer;

@@ -5,7 +5,6 @@ import { connect as netConnect, type Socket } from 'node:net';
 // something answers on the debugger's port, not by every proxy that starts
 // with no debugger running.
 import type WebSocket from 'ws';
-import { wallClock } from './clock.js';
 import { DEFAULT_PORT, defaultDataDir, readToken } from './config.js';
 import { deferredBytes } from './deferred.js';
 import type { Breakpoints, HoldAction, RunEvent, RunStartedEvent, ServerToReporter } from './events.js';
@@ -221,7 +220,7 @@ export class Reporter extends EventEmitter {
     const run = new RunState(runId);
     this.#runs.set(runId, run);
     this.#lastRun = run;
-    const event: RunStartedEvent = { type: 'run.started', runId, seq: 1, t: wallClock(), name, source, meta };
+    const event: RunStartedEvent = { type: 'run.started', runId, seq: 1, t: Date.now(), name, source, meta };
     this.#started.set(runId, event);
     this.#push(event, null, eventWeight(event));
     return runId;
@@ -233,7 +232,7 @@ export class Reporter extends EventEmitter {
     const full = event as RunEvent;
     full.runId = runId;
     full.seq = ++run.seq;
-    full.t = wallClock();
+    full.t = Date.now();
     let owner: RunState | null = run;
     if (full.type === 'run.finished') {
       // A finished run is not reclaimed on reconnect.
@@ -458,7 +457,7 @@ export class Reporter extends EventEmitter {
           // Out of sequence (seq 0): a fresh seq would be higher than those
           // of the buffered events behind it, and the server would take them
           // all for repeats and ignore them.
-          batch.push({ type: 'events.dropped', runId: run.runId, seq: 0, t: wallClock(), count: run.dropped });
+          batch.push({ type: 'events.dropped', runId: run.runId, seq: 0, t: Date.now(), count: run.dropped });
           run.dropped = 0;
         }
         this.#droppedRuns = [];

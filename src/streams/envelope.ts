@@ -22,7 +22,8 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MAX_DEPTH = 256;
 
-function isSpace(byte: number): boolean {
+/** JSON whitespace. */
+export function isSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
@@ -56,7 +57,8 @@ function skipString(buf: Buffer, i: number, end: number): number {
   }
 }
 
-function isNumberByte(byte: number): boolean {
+/** A byte that may appear in a JSON number (the scanners check shape, not grammar). */
+export function isNumberByte(byte: number): boolean {
   return (byte >= 0x30 && byte <= 0x39) || byte === 0x2d || byte === 0x2b || byte === 0x2e || byte === 0x65 || byte === 0x45;
 }
 

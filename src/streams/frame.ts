@@ -136,6 +136,14 @@ export function newFrame(raw: Buffer, direction: Direction, seq: number, termina
 export type FrameBatch = Frame[];
 
 /**
+ * True if `raw` holds the frame's whole line: false only for a long line
+ * relayed in pieces whose bytes were not all kept (see `Frame.size`).
+ */
+export function hasWholeLine(frame: Frame): boolean {
+  return frame.raw.length === frame.size;
+}
+
+/**
  * The parsed copy of a frame's JSON-RPC message (parsed on first use and
  * kept), or undefined for noise, raw bytes and batches.
  */
@@ -143,7 +151,7 @@ export function messageOf(frame: Frame): JsonRpcMessage | undefined {
   if (frame.message !== undefined) return frame.message;
   if (frame.type === undefined || frame.type === 'noise' || frame.type === 'raw' || frame.type === 'batch') return undefined;
   // Only the head of a long streamed line was kept: there is nothing whole to parse.
-  if (frame.raw.length !== frame.size) return undefined;
+  if (!hasWholeLine(frame)) return undefined;
   try {
     frame.message = JSON.parse(frame.raw.toString('utf8')) as JsonRpcMessage;
   } catch {

@@ -182,9 +182,7 @@ export class LineFramer extends Transform {
     if (this.#lineBytes > this.maxFrameBytes) {
       this.#streaming = undefined;
       this.#kept = [];
-      this.#degraded = true;
-      this.#emit(piece, false);
-      this.emit('degraded', { direction: this.direction, bytes: this.#lineBytes });
+      this.#degrade(piece, this.#lineBytes);
       return false;
     }
     const frame = newFrame(piece, this.direction, line.seq, false);
@@ -243,9 +241,11 @@ export class LineFramer extends Transform {
     this.#batch.push(frame);
   }
 
-  #degrade(extra?: Buffer): void {
+  /** Fall back to raw bytes; `lineBytes` is the length of the line that was too long, when already known. */
+  #degrade(extra?: Buffer, lineBytes?: number): void {
     let bytes = extra?.length ?? 0;
     for (const part of this.#parts) bytes += part.length;
+    if (lineBytes !== undefined) bytes = lineBytes;
     this.#degraded = true;
     for (const part of this.#parts) this.#emit(part, false);
     if (extra) this.#emit(extra, false);

@@ -14,6 +14,8 @@
  * @module
  */
 
+import { isNumberByte, isSpace } from './envelope.js';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MAX_DEPTH = 256;
@@ -85,18 +87,6 @@ class Capture {
   text(): string {
     return this.#bytes.toString('latin1', 0, this.length);
   }
-
-  copy(): Buffer {
-    return Buffer.from(this.#bytes.subarray(0, this.length));
-  }
-}
-
-function isSpace(byte: number): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-}
-
-function isNumberByte(byte: number): boolean {
-  return (byte >= 0x30 && byte <= 0x39) || byte === 0x2d || byte === 0x2b || byte === 0x2e || byte === 0x65 || byte === 0x45;
 }
 
 function isScalarStart(byte: number): boolean {

@@ -279,6 +279,33 @@ export interface PendingSession<C> extends Session<C> {
   connecting: Promise<void>;
 }
 
+/** A client and its stdio transport as a session: connecting at once, closed on teardown. */
+function pending<C extends { close(): Promise<void> }>(
+  t: Teardown,
+  log: ServerLog,
+  client: C,
+  transport: { stderr: Stream | null; pid: number | null },
+  connect: () => Promise<void>,
+): PendingSession<C> {
+  const stderr = new TextCollector(transport.stderr);
+  const close = cleanup(t, async () => {
+    await client.close().catch(() => {});
+    log.remove();
+  });
+  const connecting = connect();
+  connecting.catch(() => {});
+  return {
+    client,
+    stderr,
+    log,
+    get pid() {
+      return transport.pid;
+    },
+    close,
+    connecting,
+  };
+}
+
 /**
  * A 1.x SDK client (`@modelcontextprotocol/sdk`) that spawns the proxy in
  * front of a fixture and starts connecting. Closed on teardown.
@@ -294,23 +321,7 @@ export function startV1(t: Teardown, serve: ServeProcess | undefined, options: C
     return sampling.answer;
   });
   const transport = new StdioClientTransportV1({ ...proxyParams(serve, log, options), stderr: 'pipe' });
-  const stderr = new TextCollector(transport.stderr);
-  const close = cleanup(t, async () => {
-    await client.close().catch(() => {});
-    log.remove();
-  });
-  const connecting = client.connect(transport);
-  connecting.catch(() => {});
-  return {
-    client,
-    stderr,
-    log,
-    get pid() {
-      return transport.pid;
-    },
-    close,
-    connecting,
-  };
+  return pending(t, log, client, transport, () => client.connect(transport));
 }
 
 /** Like {@link startV1}; resolves once connected. */
@@ -330,23 +341,7 @@ export function startV2(t: Teardown, serve: ServeProcess | undefined, options: C
   const client = new ClientV2({ name: 'gates-v2', version: '0.0.0' }, { versionNegotiation: { mode: negotiation } });
   const Transport = options.probeInPlace === true ? InPlaceStdioTransport : StdioClientTransportV2;
   const transport = new Transport({ ...proxyParams(serve, log, options), stderr: 'pipe' });
-  const stderr = new TextCollector(transport.stderr);
-  const close = cleanup(t, async () => {
-    await client.close().catch(() => {});
-    log.remove();
-  });
-  const connecting = client.connect(transport);
-  connecting.catch(() => {});
-  return {
-    client,
-    stderr,
-    log,
-    get pid() {
-      return transport.pid;
-    },
-    close,
-    connecting,
-  };
+  return pending(t, log, client, transport, () => client.connect(transport));
 }
 
 /** Like {@link connectV1}, with a v2 client; resolves once connected. */
