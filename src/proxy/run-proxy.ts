@@ -4,6 +4,7 @@ import type { Readable, Writable } from 'node:stream';
 import { createRelay, type Relay } from '../streams/create-relay.js';
 import type { Frame } from '../streams/frame.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
+import { DEFAULT_RELEASE_EVERY_BYTES, MemoryRelease } from './memory-release.js';
 import * as messages from './messages.js';
 import { SPAWN_FAILURE_ATTACH_MS, startSessionReport } from './session-report.js';
 import { createStderrSink, type TextSink } from './stderr-sink.js';
@@ -59,6 +60,14 @@ export interface ProxyOptions {
    * @default true
    */
   report?: boolean;
+  /**
+   * After this many bytes relayed (both directions), ask V8 for a
+   * young-generation collection, so that read buffers already written on
+   * are freed instead of piling up (see {@link MemoryRelease}). `0` leaves
+   * the collector alone.
+   * @default 16777216 (16 MiB)
+   */
+  releaseMemoryEvery?: number;
 }
 
 /** How a proxy session ended. */
@@ -184,7 +193,11 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   let answered = false;
   let noise = 0;
   report?.recorder.onSpawned(child.pid);
+  const releaseEvery = options.releaseMemoryEvery ?? DEFAULT_RELEASE_EVERY_BYTES;
+  const memory = releaseEvery > 0 ? new MemoryRelease(releaseEvery) : undefined;
   const onFrame = (frame: Frame): void => {
+    // `size`: a long line relayed in pieces is counted whole, when it ends.
+    memory?.relayed(frame.size);
     report?.onFrame(frame);
     if (options.trace) sink.write(traceLine(frame));
     if (frame.direction !== 'server-to-client') return;
