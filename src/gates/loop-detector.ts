@@ -43,8 +43,19 @@ export class LoopDetector {
     this.#threshold = options.threshold ?? 3;
   }
 
+  /** True for a tool polled on purpose: its calls are never held, and its arguments are not needed. */
+  allows(name: string): boolean {
+    return this.#allow.has(name);
+  }
+
   /** Record a tool call; true if it completes a loop and should be held. */
   observe(name: string, args: unknown): boolean {
+    if (this.#allow.has(name)) {
+      // Never held itself; it only breaks the streak of whatever came before.
+      this.#last = '';
+      this.#streak = 0;
+      return false;
+    }
     let key = name;
     if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
       const { _meta: _ignored, ...rest } = args as Record<string, unknown>;
@@ -57,7 +68,7 @@ export class LoopDetector {
       this.#last = key;
       this.#streak = 1;
     }
-    if (this.#allow.has(name) || this.#streak < this.#threshold) return false;
+    if (this.#streak < this.#threshold) return false;
     // Held once per streak: after a decision, it takes another full streak.
     this.#streak = 0;
     this.#last = '';

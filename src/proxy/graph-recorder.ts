@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { DeferredValue } from '../report/deferred.js';
+import { DeferredValue, JsonSlice } from '../report/deferred.js';
 import type { GatePoint, InstanceError, NodeDeclaration } from '../report/events.js';
 import { HIDDEN, redactCommandLine, type HideSettings } from '../report/hide.js';
 import { IdSequence } from '../report/id-sequence.js';
@@ -66,6 +66,8 @@ function recorded(frame: Frame, source: FrameSource, read: (source: FrameSource)
   // `size`, not `raw.length`: of a long line relayed in pieces only the head may have been kept.
   const size = frame.size;
   if (size > MAX_RECORDED_FRAME_BYTES) return { '[graphmind]': 'not recorded: the frame is larger than 1 MiB', bytes: size };
+  // The classifier found where the value is: its bytes go out as they are (once checked).
+  if (frame.payloadStart !== -1) return new JsonSlice(frame.raw.length, read, source, frame.raw, frame.payloadStart, frame.payloadEnd);
   return new DeferredValue(frame.raw.length, read, source);
 }
 

@@ -132,8 +132,10 @@ export class WireGate implements FrameGate {
       let reason: HoldReason | undefined;
       if (gate.breaksAt(node.nodeId, 'before')) reason = 'breakpoint';
       if (frame.type === 'request' && frame.method === 'tools/call' && frame.direction === 'client-to-server') {
-        const params = messageOf(frame)?.params;
-        const name = record(params) && typeof params.name === 'string' ? params.name : '';
+        // The classifier named the node after params.name, when it is a string.
+        const name = node.kind === 'tool' ? node.label : '';
+        // A tool polled on purpose needs no parse of its arguments.
+        const params = this.#loop.allows(name) ? undefined : messageOf(frame)?.params;
         if (this.#loop.observe(name, record(params) ? params.arguments : undefined)) reason ??= 'loop';
       }
       return reason === undefined ? undefined : this.#hold(frame, 'before', reason);

@@ -1,3 +1,5 @@
+import { isStrictJson } from '../streams/strict-json.js';
+
 /**
  * A value whose JSON is computed only when it is sent. Reporters record
  * frames as they pass; parsing each frame right away would put a full
@@ -41,4 +43,34 @@ export function deferredBytes(event: object): number {
   const message = e.error?.message;
   if (message instanceof DeferredValue) bytes += message.bytes;
   return bytes;
+}
+
+/**
+ * A deferred value whose JSON text is already at hand: a range of a frame's
+ * bytes (a request's `params`, say). {@link encodeBatch} copies those bytes
+ * into the batch as they are, instead of parsing the frame and serialising
+ * the value again, once it has checked that they are JSON that
+ * `JSON.parse` accepts. Bytes that fail the check are parsed by `compute`,
+ * like any deferred value. Invalid UTF-8 is decoded to U+FFFD either way,
+ * as it is when the whole frame is parsed.
+ */
+export class JsonSlice<S = unknown> extends DeferredValue<S> {
+  readonly #buf: Buffer;
+  readonly #start: number;
+  readonly #end: number;
+
+  constructor(bytes: number, compute: (source: S) => unknown, source: S, buf: Buffer, start: number, end: number) {
+    super(bytes, compute, source);
+    this.#buf = buf;
+    this.#start = start;
+    this.#end = end;
+  }
+
+  /** The value's JSON text, or undefined if its bytes are not strictly valid JSON. */
+  text(): string | undefined {
+    const buf = this.#buf;
+    const start = this.#start;
+    const end = this.#end;
+    return isStrictJson(buf, start, end) ? buf.toString('utf8', start, end) : undefined;
+  }
 }

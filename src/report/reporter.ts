@@ -7,6 +7,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import type WebSocket from 'ws';
 import { DEFAULT_PORT, defaultDataDir, readToken } from './config.js';
 import { deferredBytes } from './deferred.js';
+import { encodeBatch } from './encode-batch.js';
 import type { Breakpoints, HoldAction, RunEvent, RunStartedEvent, ServerToReporter } from './events.js';
 
 /** An event as handed to the reporter: it adds `runId`, `seq` and `t`. */
@@ -470,7 +471,7 @@ export class Reporter extends EventEmitter {
           batch.push(...again);
         }
         for (; room > 0 && this.#size > 0; room--) batch.push(this.#shift());
-        ws.send(JSON.stringify(batch), (error) => {
+        ws.send(encodeBatch(batch), (error) => {
           // Never written (the connection dropped under it): send it again
           // on the next connection; the server ignores any seq it already has.
           if (error) this.#unsent.push(...batch);

@@ -146,6 +146,10 @@ export function classify(frame: Frame, correlator: Correlator, bytes: Buffer = f
     if (key === 'name') field = names.stringAt(bytes, env.name, env.nameEnd);
     else if (key === 'uri') field = names.stringAt(bytes, env.uri, env.uriEnd);
     frame.node = nodeFor(method, direction, field);
+    if (bytes === frame.raw) {
+      frame.payloadStart = env.params;
+      frame.payloadEnd = env.paramsEnd;
+    }
     if (env.id === -1) {
       frame.type = 'notification';
     } else {
@@ -160,6 +164,10 @@ export function classify(frame: Frame, correlator: Correlator, bytes: Buffer = f
     const id = valueAt(bytes, env.id, env.idEnd) as JsonRpcId;
     frame.type = hasResult ? 'response' : 'error';
     frame.id = id;
+    if (hasResult && bytes === frame.raw) {
+      frame.payloadStart = env.result;
+      frame.payloadEnd = env.resultEnd;
+    }
     const request = correlator.take(direction, id);
     if (request !== undefined) {
       frame.request = request;

@@ -98,6 +98,15 @@ export interface Frame {
   /** A `tools/call` result that reports a failure (`isError: true`). */
   isError?: boolean;
   /**
+   * Where the message's `params` (a request or notification) or `result` (a
+   * response) is in `raw`: the byte range of its value, `-1` to `-1` when
+   * there is none or it was not read from `raw` (a line relayed in pieces).
+   * Set by the {@link Classifier}, so that an observer can copy the value's
+   * JSON text without parsing the frame.
+   */
+  payloadStart: number;
+  payloadEnd: number;
+  /**
    * The execution this request or notification was recorded as, set by an
    * observer that records runs (the proxy's graph recorder).
    */
@@ -124,6 +133,8 @@ export function newFrame(raw: Buffer, direction: Direction, seq: number, termina
     request: undefined,
     node: undefined,
     isError: undefined,
+    payloadStart: -1,
+    payloadEnd: -1,
     instanceId: undefined,
   };
 }

@@ -17,11 +17,14 @@ const toolNodes = new Map<string, NodeRef>();
 const resourceNodes = new Map<string, NodeRef>();
 const promptNodes = new Map<string, NodeRef>();
 const elicitationNodes = new Map<string, NodeRef>();
-const COMPLETION_NODE: NodeRef = { nodeId: 'mcp:completion/complete', kind: 'custom', parent: SESSION_NODE_ID, label: 'completion/complete' };
-const SAMPLING_NODE: NodeRef = { nodeId: 'llm:sampling', kind: 'llm', parent: SESSION_NODE_ID, label: 'sampling' };
+// Nodes are shared by every frame of their kind, and frozen: nothing may
+// change one under the others (a reporter may also cache its JSON).
+const COMPLETION_NODE: NodeRef = Object.freeze({ nodeId: 'mcp:completion/complete', kind: 'custom', parent: SESSION_NODE_ID, label: 'completion/complete' });
+const SAMPLING_NODE: NodeRef = Object.freeze({ nodeId: 'llm:sampling', kind: 'llm', parent: SESSION_NODE_ID, label: 'sampling' });
 
 function remember(cache: Map<string, NodeRef>, key: string, ref: NodeRef): NodeRef {
   if (cache.size >= MAX_CACHED) cache.clear();
+  Object.freeze(ref);
   cache.set(key, ref);
   return ref;
 }

@@ -1,0 +1,56 @@
+import { JsonSlice } from './deferred.js';
+import type { RunEvent } from './events.js';
+
+/** The JSON of frozen objects met before (node declarations: one per node, met once per call). */
+const frozenJson = new WeakMap<object, string>();
+
+/** One field's JSON, as `JSON.stringify` would write it inside the event; undefined to leave it out. */
+function fieldJson(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? `${value}` : 'null';
+    case 'undefined':
+      return undefined;
+    case 'object': {
+      if (value === null) return 'null';
+      if (value instanceof JsonSlice) return value.text() ?? JSON.stringify(value);
+      // Frozen, so its JSON cannot change.
+      if (!Object.isFrozen(value)) break;
+      let json = frozenJson.get(value);
+      if (json === undefined) {
+        json = JSON.stringify(value);
+        frozenJson.set(value, json);
+      }
+      return json;
+    }
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The JSON of one event, as `JSON.stringify` would write it, except that a
+ * {@link JsonSlice} among its own fields is written as the bytes it points
+ * at (when they pass its check) rather than parsed and serialised again.
+ */
+export function encodeEvent(event: RunEvent): string {
+  const fields = event as unknown as Record<string, unknown>;
+  if (!(fields.input instanceof JsonSlice) && !(fields.output instanceof JsonSlice)) return JSON.stringify(event);
+  let text = '{';
+  for (const key in fields) {
+    const json = fieldJson(fields[key]);
+    // Left out, as JSON.stringify leaves out an undefined field.
+    if (json === undefined) continue;
+    // Event field names are our own identifiers: nothing in them needs escaping.
+    text += text.length === 1 ? `"${key}":${json}` : `,"${key}":${json}`;
+  }
+  return `${text}}`;
+}
+
+/** A batch of events as one JSON array: what a reporter sends to `/ingest`. */
+export function encodeBatch(events: readonly RunEvent[]): string {
+  let text = '[';
+  for (let i = 0; i < events.length; i++) text += i === 0 ? encodeEvent(events[i] as RunEvent) : `,${encodeEvent(events[i] as RunEvent)}`;
+  return `${text}]`;
+}
