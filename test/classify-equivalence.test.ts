@@ -47,6 +47,7 @@ const PIECES = [
   '{"isError":true}', '{"name":"inner"}', '"tab\\there"', '"q\\"}"', '"\\\\"',
 ];
 const KEYS = ['name', 'uri', 'isError', 'n\\u0061me', 'isErr\\u006fr', 'content', 'arguments', 'x', 'name ', 'uri\\"'];
+const LOOKALIKE_KEYS = ['i', 'idx', 'ids', 'json', 'jsonrpc2', 'metho', 'methods', 'param', 'paramsX', 'resul', 'results', 'err', 'errors', '\\u0069d', 'id\\"', 'e', 'p', 'r', 'm', 'j'];
 const METHODS = ['tools/call', 'resources/read', 'prompts/get', 'tools\\/call', 'ping', 'sampling/createMessage', 'elicitation/create', 'completion/complete', 'x'];
 
 function object(rand: () => number, depth: number): string {
@@ -108,6 +109,8 @@ function structuredLine(rand: () => number, id: number): string {
     if (rand() < 0.9) members.push(`"params":${params}`);
     if (rand() < 0.1) members.push(`"params":${object(rand, 1)}`);
   }
+  // Keys that start like the envelope's own, or spell one with an escape: other keys.
+  if (rand() < 0.3) members.push(`"${pick(LOOKALIKE_KEYS)}":${pick(PIECES)}`);
   for (let i = members.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
     [members[i], members[j]] = [members[j] as string, members[i] as string];

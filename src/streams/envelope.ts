@@ -255,6 +255,57 @@ function keyKind(buf: Buffer, ks: number, ke: number): number {
   return OTHER;
 }
 
+/** The kind found by the last {@link plainKeyEnd} that matched. */
+let plainKind = OTHER;
+
+/** True if `word` is at `i`, followed by a closing quote, within `end`. */
+function plainWordAt(buf: Buffer, i: number, end: number, word: Uint8Array): boolean {
+  const n = word.length;
+  return i + n < end && buf[i + n] === QUOTE && matches(buf, i, i + n, word);
+}
+
+/**
+ * Just past the key starting at `i` (a quote) if it is one of the envelope's
+ * keys, written plainly, with its kind in `plainKind`; -1 otherwise, and the
+ * key is read the general way ({@link skipString}, {@link keyKind}), which
+ * finds the same end and kind for these. Compact JSON is what nearly every
+ * frame is, so most keys are known by a glance at their first letter.
+ */
+function plainKeyEnd(buf: Buffer, i: number, end: number): number {
+  let word: Uint8Array;
+  switch (buf[i + 1]) {
+    case 0x69:
+      if (i + 3 < end && buf[i + 2] === 0x64 && buf[i + 3] === QUOTE) {
+        plainKind = ID;
+        return i + 4;
+      }
+      return -1;
+    case 0x6a:
+      word = K_JSONRPC;
+      plainKind = JSONRPC;
+      break;
+    case 0x6d:
+      word = K_METHOD;
+      plainKind = METHOD;
+      break;
+    case 0x70:
+      word = K_PARAMS;
+      plainKind = PARAMS;
+      break;
+    case 0x72:
+      word = K_RESULT;
+      plainKind = RESULT;
+      break;
+    case 0x65:
+      word = K_ERROR;
+      plainKind = ERROR;
+      break;
+    default:
+      return -1;
+  }
+  return plainWordAt(buf, i + 1, end, word) ? i + word.length + 2 : -1;
+}
+
 /**
  * End of the object starting at `start` (a `{`, one level below the top),
  * as {@link skipNested} finds it, while recording in `env` the first
@@ -325,9 +376,15 @@ export function scanEnvelope(buf: Buffer, into?: Envelope): Envelope | undefined
   if (buf[at] !== 0x7d) {
     for (;;) {
       if (buf[at] !== QUOTE) return undefined;
-      const keyEnd = skipString(buf, at, length);
-      if (keyEnd === -1) return undefined;
-      const kind = keyKind(buf, at + 1, keyEnd - 1);
+      let keyEnd = plainKeyEnd(buf, at, length);
+      let kind: number;
+      if (keyEnd !== -1) {
+        kind = plainKind;
+      } else {
+        keyEnd = skipString(buf, at, length);
+        if (keyEnd === -1) return undefined;
+        kind = keyKind(buf, at + 1, keyEnd - 1);
+      }
       at = skipSpace(buf, keyEnd, length);
       if (buf[at] !== 0x3a) return undefined;
       at = skipSpace(buf, at + 1, length);

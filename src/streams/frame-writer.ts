@@ -61,12 +61,17 @@ export class FrameWriter extends Writable {
     // it: no copy, one write. Separate pieces are corked into one writev.
     let first: Buffer | undefined;
     let length = 0;
+    // Where a frame must start to continue the current view: its memory and offset.
+    let memory: ArrayBufferLike | undefined;
+    let next = -1;
     for (const frame of batch) {
       // Its bytes already went out, piece by piece, ahead of it.
       if (frame.streamed) continue;
       const raw = frame.raw;
-      if (first !== undefined && raw.buffer === first.buffer && raw.byteOffset === first.byteOffset + length) {
+      const offset = raw.byteOffset;
+      if (offset === next && raw.buffer === memory) {
         length += raw.length;
+        next += raw.length;
         continue;
       }
       if (first !== undefined) {
@@ -78,6 +83,8 @@ export class FrameWriter extends Writable {
       }
       first = raw;
       length = raw.length;
+      memory = raw.buffer;
+      next = offset + raw.length;
     }
     if (first !== undefined) ok = dest.write(length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length));
     if (corked) dest.uncork();
