@@ -31,6 +31,29 @@ const KEYS = ['A', 'B', 'C', 'D'];
 const MiB = 1024 * 1024;
 const SCENARIO_TIMEOUT_MS = 120_000;
 
+/** Every configuration started at once, one side-by-side scenario, then each shut down cleanly. */
+async function together(keys, scenario, options) {
+  const targets = keys.map((key) => startTarget(key));
+  let timer;
+  try {
+    const hang = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${scenario.name} hung for ${SCENARIO_TIMEOUT_MS / 1000}s`)), SCENARIO_TIMEOUT_MS);
+    });
+    const results = await Promise.race([scenario.run(targets, options), hang]);
+    const out = [];
+    for (const [i, target] of targets.entries()) {
+      const { peakRss } = await target.close();
+      out.push({ ...results[i], peakRss: target.isRelay ? peakRss : null });
+    }
+    return out;
+  } catch (error) {
+    for (const target of targets) target.kill();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** One fresh process, one scenario, then a clean shutdown and its peak RSS. */
 async function once(key, scenario, options) {
   const target = startTarget(key);
@@ -39,7 +62,9 @@ async function once(key, scenario, options) {
     const hang = new Promise((_, reject) => {
       timer = setTimeout(() => reject(new Error(`${target.label}: ${scenario.name} hung for ${SCENARIO_TIMEOUT_MS / 1000}s`)), SCENARIO_TIMEOUT_MS);
     });
-    const result = await Promise.race([scenario.run(target, options), hang]);
+    // A side-by-side scenario takes a list of targets and answers for each.
+    const run = scenario.sideBySide ? scenario.run([target], options).then(([result]) => result) : scenario.run(target, options);
+    const result = await Promise.race([run, hang]);
     const { peakRss } = await target.close();
     return { ...result, peakRss: target.isRelay ? peakRss : null };
   } catch (error) {
@@ -73,9 +98,20 @@ async function measure() {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const scenario of [sequential, pipelined, large]) {
       // D (recording) is measured on the small-call scenarios its goals are about.
-      for (const key of scenario === large ? ['A', 'B', 'C'] : KEYS) {
-        log(`round ${round}/${ROUNDS}  ${scenario.name.padEnd(10)} ${CONFIGS[key].label}`);
-        const r = await once(key, scenario, OPTIONS[scenario.name]);
+      const keys = scenario === large ? ['A', 'B', 'C'] : KEYS;
+      // Side by side: A, B and C. D runs on its own: the debugger it reports
+      // to goes on working through D's events after a burst's answers are
+      // in, and next to the others that work would be charged to them.
+      let side = new Map();
+      if (scenario.sideBySide) {
+        const paired = keys.filter((key) => key !== 'D');
+        log(`round ${round}/${ROUNDS}  ${scenario.name.padEnd(10)} ${paired.join(' ')} side by side`);
+        const results = await together(paired, scenario, OPTIONS[scenario.name]);
+        side = new Map(paired.map((key, i) => [key, results[i]]));
+      }
+      for (const key of keys) {
+        if (!side.has(key)) log(`round ${round}/${ROUNDS}  ${scenario.name.padEnd(10)} ${CONFIGS[key].label}`);
+        const r = side.get(key) ?? (await once(key, scenario, OPTIONS[scenario.name]));
         const acc = raw[key];
         if (r.samples) acc.latency.push(...r.samples);
         if (r.callsPerSec) acc.callsPerSec.push(r.callsPerSec);
