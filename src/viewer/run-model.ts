@@ -1,41 +1,20 @@
 // One run in the page: built from `GET /api/runs/:id`, then kept up to date
-// by applying the `run.event` messages of the live feed, the same way the
-// server replays a run's events.
-import type { GraphNode, Instance, LogLine, NodeDeclaration, NodeStatus, RunEvent, RunSummary } from '../report/events.js';
+// by applying the `run.event` messages of the live feed with the server's
+// own reducer (RunReplay), plus what the page needs beside it: the
+// timeline, the tree of nodes, and change counters for the views.
+import type { Instance, LogLine, NodeDeclaration, NodeStatus, RunEvent, RunSummary } from '../report/events.js';
+import { ownStatus, RunReplay, type NodeEntry } from '../report/run-replay.js';
 import type { FetchedRun } from './api.js';
-
-/** A node with its executions and their counts. */
-export interface NodeEntry {
-  node: NodeDeclaration;
-  instances: Instance[];
-  open: number;
-  errors: number;
-}
 
 /** One line of the timeline: an execution or a log line, in the order they happened. */
 export type TimelineItem = { kind: 'instance'; instance: Instance; index: number } | { kind: 'log'; log: LogLine; index: number };
 
-const iso = (t: number): string => new Date(t).toISOString();
-
-/** A node's own status, as the server derives it. */
-export function ownStatus(entry: NodeEntry): NodeStatus {
-  return entry.errors > 0 ? 'error' : entry.open > 0 ? 'open' : 'ok';
-}
-
 /** A run and everything recorded in it, updated in place. */
-export class RunModel {
-  summary: RunSummary;
-  meta: Record<string, unknown>;
-  droppedEvents: number;
-  readonly nodes = new Map<string, NodeEntry>();
-  readonly instances: Instance[] = [];
-  readonly byId = new Map<string, Instance>();
-  readonly logs: LogLine[] = [];
+export class RunModel extends RunReplay {
   /** Executions and log lines interleaved in the order they happened. */
   readonly timeline: TimelineItem[] = [];
   /** Children of each node, in declaration order. */
   readonly children = new Map<string | null, string[]>();
-  lastSeq = 0;
   /** Bumped on every change; views compare it to skip work. */
   version = 0;
   /** Bumped when a node is added (the graph's shape changes). */
@@ -47,14 +26,15 @@ export class RunModel {
   #dedupeUntil = 0;
 
   constructor(run: FetchedRun) {
-    this.summary = { runId: run.runId, name: run.name, source: run.source, status: run.status, startedAt: run.startedAt, endedAt: run.endedAt };
+    super({ runId: run.runId, name: run.name, source: run.source, status: run.status, startedAt: run.startedAt, endedAt: run.endedAt });
     this.meta = { ...run.meta };
     this.droppedEvents = run.droppedEvents ?? 0;
-    for (const node of run.nodes) this.#addNode({ nodeId: node.nodeId, kind: node.kind, parent: node.parent, label: node.label });
+    for (const node of run.nodes) this.addNode({ nodeId: node.nodeId, kind: node.kind, parent: node.parent, label: node.label });
     for (const instance of run.instances) {
       let entry = this.nodes.get(instance.nodeId);
-      if (entry === undefined) entry = this.#addNode({ nodeId: instance.nodeId, kind: 'custom', parent: null, label: instance.nodeId });
-      this.#track(instance, entry);
+      if (entry === undefined) entry = this.addNode({ nodeId: instance.nodeId, kind: 'custom', parent: null, label: instance.nodeId });
+      // As fetched: the timeline is merged from them below.
+      super.addInstance(instance, entry);
     }
     for (const log of run.logs) this.logs.push(log);
     this.#mergeTimeline();
@@ -85,9 +65,20 @@ export class RunModel {
     this.version++;
   }
 
-  #addNode(node: NodeDeclaration): NodeEntry {
-    const entry: NodeEntry = { node, instances: [], open: 0, errors: 0 };
-    this.nodes.set(node.nodeId, entry);
+  /** Apply one event; false when it changed nothing. */
+  override apply(event: RunEvent): boolean {
+    const changed = super.apply(event);
+    if (changed) this.version++;
+    return changed;
+  }
+
+  /** A node's declaration, or undefined. */
+  node(nodeId: string): NodeEntry | undefined {
+    return this.nodes.get(nodeId);
+  }
+
+  protected override addNode(node: NodeDeclaration): NodeEntry {
+    const entry = super.addNode(node);
     const siblings = this.children.get(node.parent);
     if (siblings === undefined) this.children.set(node.parent, [node.nodeId]);
     else siblings.push(node.nodeId);
@@ -95,12 +86,25 @@ export class RunModel {
     return entry;
   }
 
-  #track(instance: Instance, entry: NodeEntry): void {
-    this.instances.push(instance);
-    this.byId.set(instance.instanceId, instance);
-    entry.instances.push(instance);
-    if (instance.status === 'open') entry.open++;
-    else if (instance.status === 'error') entry.errors++;
+  protected override addInstance(instance: Instance, entry: NodeEntry): void {
+    super.addInstance(instance, entry);
+    this.timeline.push({ kind: 'instance', instance, index: this.instances.length - 1 });
+  }
+
+  protected override addLog(log: LogLine): boolean {
+    if (this.#seenBefore(log)) return false;
+    super.addLog(log);
+    this.timeline.push({ kind: 'log', log, index: this.logs.length - 1 });
+    return true;
+  }
+
+  protected override metaSet(key: string): void {
+    this.#liveMetaKeys.add(key);
+  }
+
+  /** Already in the fetched state: a message that crossed the fetch. */
+  protected override isStale(instance: Instance, at: string, ending: boolean): boolean {
+    return instance.endedAt !== null && (ending ? instance.endedAt >= at : instance.endedAt > at);
   }
 
   /** Interleave executions and logs of a fetched run by time; at the same millisecond the execution comes first. */
@@ -116,107 +120,6 @@ export class RunModel {
       } else if (log !== undefined) {
         timeline.push({ kind: 'log', log, index: j++ });
       }
-    }
-  }
-
-  /** A node's declaration, or undefined. */
-  node(nodeId: string): NodeEntry | undefined {
-    return this.nodes.get(nodeId);
-  }
-
-  /** The nodes as the API shows them (with their status). */
-  graphNodes(): GraphNode[] {
-    return [...this.nodes.values()].map((entry) => ({ ...entry.node, status: ownStatus(entry) }));
-  }
-
-  /** Apply one event; false when it changed nothing. */
-  apply(event: RunEvent): boolean {
-    if (event.type !== 'run.started' && event.seq !== 0) {
-      if (event.seq <= this.lastSeq) return false;
-      this.lastSeq = event.seq;
-    }
-    const changed = this.#apply(event);
-    if (changed) this.version++;
-    return changed;
-  }
-
-  #apply(event: RunEvent): boolean {
-    switch (event.type) {
-      case 'run.started':
-        this.summary.status = 'running';
-        this.summary.endedAt = null;
-        return true;
-      case 'run.meta':
-        for (const [key, value] of Object.entries(event.meta)) {
-          if (value === undefined) continue;
-          this.meta[key] = value;
-          this.#liveMetaKeys.add(key);
-        }
-        return true;
-      case 'run.finished':
-        this.summary.status = event.status;
-        this.summary.endedAt = iso(event.t);
-        return true;
-      case 'instance.started': {
-        if (this.byId.has(event.instanceId)) return false;
-        let entry = this.nodes.get(event.node.nodeId);
-        if (entry === undefined) {
-          const { nodeId, kind, parent, label } = event.node;
-          entry = this.#addNode({ nodeId, kind, parent, label });
-        }
-        const instance: Instance = { instanceId: event.instanceId, nodeId: event.node.nodeId, status: 'open', startedAt: iso(event.t), endedAt: null };
-        if (event.input !== undefined) instance.input = event.input;
-        this.#track(instance, entry);
-        this.timeline.push({ kind: 'instance', instance, index: this.instances.length - 1 });
-        return true;
-      }
-      case 'instance.finished':
-      case 'instance.error': {
-        const instance = this.byId.get(event.instanceId);
-        if (instance === undefined) return false;
-        const at = iso(event.t);
-        // Already in the fetched state (a message that crossed the fetch).
-        if (instance.status !== 'open' && instance.endedAt !== null && instance.endedAt >= at) return false;
-        const entry = this.nodes.get(instance.nodeId) as NodeEntry;
-        if (instance.status === 'open') entry.open--;
-        if (instance.status === 'error') entry.errors--;
-        if (event.output !== undefined) instance.output = event.output;
-        if (event.type === 'instance.error') {
-          instance.status = 'error';
-          instance.error = event.error;
-          entry.errors++;
-        } else {
-          instance.status = 'ok';
-          delete instance.error;
-        }
-        instance.endedAt = at;
-        return true;
-      }
-      case 'instance.reopened': {
-        const instance = this.byId.get(event.instanceId);
-        if (instance === undefined || instance.status === 'open') return false;
-        if (instance.endedAt !== null && instance.endedAt > iso(event.t)) return false;
-        const entry = this.nodes.get(instance.nodeId) as NodeEntry;
-        if (instance.status === 'error') entry.errors--;
-        entry.open++;
-        instance.status = 'open';
-        instance.endedAt = null;
-        delete instance.output;
-        delete instance.error;
-        return true;
-      }
-      case 'log': {
-        const log: LogLine = { nodeId: event.nodeId, stream: event.stream, text: event.text, at: iso(event.t) };
-        if (this.#seenBefore(log)) return false;
-        this.logs.push(log);
-        this.timeline.push({ kind: 'log', log, index: this.logs.length - 1 });
-        return true;
-      }
-      case 'events.dropped':
-        this.droppedEvents += event.count;
-        return true;
-      default:
-        return false;
     }
   }
 

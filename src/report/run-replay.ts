@@ -1,0 +1,218 @@
+/**
+ * The replay of a run's events: the one reducer behind the server's record
+ * of a run (live ingest and the reload of a log) and the viewer's copy of it
+ * (kept current from the live feed), so both see exactly the same run.
+ *
+ * @module
+ */
+import type { GraphNode, Instance, InstanceError, LogLine, NodeDeclaration, NodeStatus, RunEvent, RunSummary } from './events.js';
+
+/** A node with its executions and their counts. */
+export interface NodeEntry {
+  node: NodeDeclaration;
+  instances: Instance[];
+  open: number;
+  errors: number;
+}
+
+/** A node's own status: error if any execution failed, else open if any is open, else ok. */
+export function ownStatus(entry: NodeEntry): NodeStatus {
+  return entry.errors > 0 ? 'error' : entry.open > 0 ? 'open' : 'ok';
+}
+
+/** The last second formatted, and the last time: events come in bursts of the same few milliseconds. */
+let isoSecond = NaN;
+let isoPrefix = '';
+let isoT = NaN;
+let isoText = '';
+
+/**
+ * `new Date(t).toISOString()`, which costs about a microsecond: it is done
+ * for nearly every event, so the formatted second is kept and only the
+ * milliseconds are written again. `t` must be within Date's range.
+ */
+export function isoTime(t: number): string {
+  if (t === isoT) return isoText;
+  const ms = Math.floor(t);
+  const second = Math.floor(ms / 1000);
+  let text: string;
+  if (second === isoSecond) {
+    const milli = ms - second * 1000;
+    text = `${isoPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+  } else {
+    text = new Date(t).toISOString();
+    // `.mmmZ` ends every ISO string Date makes; a negative fractional time rounds toward zero, so no shortcut for it.
+    if (t >= 0) {
+      isoSecond = second;
+      isoPrefix = text.slice(0, -4);
+    }
+  }
+  isoT = t;
+  isoText = text;
+  return text;
+}
+
+/**
+ * A run rebuilt by applying its events in order. Subclasses add what they
+ * keep beside it through the protected hooks; the rules of the replay are
+ * here and nowhere else.
+ */
+export class RunReplay {
+  summary: RunSummary;
+  meta: Record<string, unknown> = {};
+  droppedEvents = 0;
+  /** The highest sequence number applied; repeats are ignored. */
+  lastSeq = 0;
+  /** Time of the last event, ms. */
+  lastT = 0;
+  readonly nodes = new Map<string, NodeEntry>();
+  /** Every execution, in start order. */
+  readonly instances: Instance[] = [];
+  readonly byId = new Map<string, Instance>();
+  readonly logs: LogLine[] = [];
+
+  constructor(summary: RunSummary) {
+    this.summary = summary;
+  }
+
+  /**
+   * Apply one event. Returns false when it changed nothing (a repeat, or an
+   * event about an execution never started). Sequence 0 marks events the
+   * server or reporter adds out of sequence.
+   */
+  apply(event: RunEvent): boolean {
+    if (event.type !== 'run.started' && event.seq !== 0) {
+      if (event.seq <= this.lastSeq) return false;
+      this.lastSeq = event.seq;
+    }
+    this.lastT = Math.max(this.lastT, event.t);
+    switch (event.type) {
+      case 'run.started':
+        if (this.lastSeq === 0) {
+          this.summary.name = event.name;
+          this.summary.source = event.source;
+          this.summary.startedAt = isoTime(event.t);
+          this.meta = { ...event.meta };
+          this.lastSeq = Math.max(this.lastSeq, event.seq);
+        }
+        // Also a reclaim after a reconnect: the run is live again.
+        this.summary.status = 'running';
+        this.summary.endedAt = null;
+        return true;
+      case 'run.meta':
+        for (const [key, value] of Object.entries(event.meta)) {
+          if (value === undefined) continue;
+          this.meta[key] = value;
+          this.metaSet(key);
+        }
+        return true;
+      case 'run.finished':
+        this.summary.status = event.status;
+        this.summary.endedAt = isoTime(event.t);
+        return true;
+      case 'instance.started':
+        return this.#start(event.instanceId, event.node, event.input, event.t);
+      case 'instance.finished':
+        return this.#end(event.instanceId, event.output, undefined, event.t);
+      case 'instance.error':
+        return this.#end(event.instanceId, event.output, event.error, event.t);
+      case 'instance.reopened': {
+        const instance = this.byId.get(event.instanceId);
+        if (instance === undefined || instance.status === 'open' || this.isStale(instance, isoTime(event.t), false)) return false;
+        const entry = this.nodes.get(instance.nodeId) as NodeEntry;
+        if (instance.status === 'error') entry.errors--;
+        entry.open++;
+        instance.status = 'open';
+        instance.endedAt = null;
+        delete instance.output;
+        delete instance.error;
+        return true;
+      }
+      case 'log':
+        return this.addLog({ nodeId: event.nodeId, stream: event.stream, text: event.text, at: isoTime(event.t) });
+      case 'events.dropped':
+        this.droppedEvents += event.count;
+        return true;
+      case 'hold.opened':
+      case 'hold.released':
+        // Holds are live state (the server's hold registry); a run keeps them as history.
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** The nodes with their status, as the API shows them. */
+  graphNodes(): GraphNode[] {
+    return [...this.nodes.values()].map((entry) => ({ ...entry.node, status: ownStatus(entry) }));
+  }
+
+  /** Declare a node (a copy of the fields that make it). */
+  protected addNode(node: NodeDeclaration): NodeEntry {
+    const entry: NodeEntry = { node, instances: [], open: 0, errors: 0 };
+    this.nodes.set(node.nodeId, entry);
+    return entry;
+  }
+
+  /** Record an execution of `entry`'s node, counted by its status. */
+  protected addInstance(instance: Instance, entry: NodeEntry): void {
+    this.instances.push(instance);
+    this.byId.set(instance.instanceId, instance);
+    entry.instances.push(instance);
+    if (instance.status === 'open') entry.open++;
+    else if (instance.status === 'error') entry.errors++;
+  }
+
+  /** Record a log line; false if it was not new. */
+  protected addLog(log: LogLine): boolean {
+    this.logs.push(log);
+    return true;
+  }
+
+  /** A meta key was set by an event. */
+  protected metaSet(_key: string): void {}
+
+  /**
+   * Is a change at `at` to `instance`, which has ended, older news than its
+   * end? (`ending`: the change is another end, which the very same time
+   * also makes old.) The server applies each event once, in order: never.
+   * A copy fetched while events were on their way may know better.
+   */
+  protected isStale(_instance: Instance, _at: string, _ending: boolean): boolean {
+    return false;
+  }
+
+  #start(instanceId: string, node: NodeDeclaration, input: unknown, t: number): boolean {
+    if (this.byId.has(instanceId)) return false;
+    let entry = this.nodes.get(node.nodeId);
+    if (entry === undefined) {
+      const { nodeId, kind, parent, label } = node;
+      entry = this.addNode({ nodeId, kind, parent, label });
+    }
+    const instance: Instance = { instanceId, nodeId: node.nodeId, status: 'open', startedAt: isoTime(t), endedAt: null };
+    if (input !== undefined) instance.input = input;
+    this.addInstance(instance, entry);
+    return true;
+  }
+
+  #end(instanceId: string, output: unknown, error: InstanceError | undefined, t: number): boolean {
+    const instance = this.byId.get(instanceId);
+    if (instance === undefined) return false;
+    const at = isoTime(t);
+    if (instance.status !== 'open' && this.isStale(instance, at, true)) return false;
+    const entry = this.nodes.get(instance.nodeId) as NodeEntry;
+    if (instance.status === 'open') entry.open--;
+    if (instance.status === 'error') entry.errors--;
+    if (output !== undefined) instance.output = output;
+    if (error !== undefined) {
+      instance.status = 'error';
+      instance.error = error;
+      entry.errors++;
+    } else {
+      instance.status = 'ok';
+      delete instance.error;
+    }
+    instance.endedAt = at;
+    return true;
+  }
+}
