@@ -65,3 +65,16 @@ t.test('fields are kept in order and undefined ones left out', async (t) => {
   const event = { type: 'instance.started', instanceId: 'mcp_1', node: { nodeId: 'n', kind: 'tool', parent: null, label: 'n' }, input: paramsSlice(Buffer.from(LINES[0] as string)), extra: undefined, runId: 'r', seq: 1, t: 5 } as unknown as RunEvent;
   t.equal(encodeEvent(event), JSON.stringify({ ...event, input: { name: 'echo', arguments: { text: 'hi' } } }));
 });
+
+t.test('a node is written as it is now unless it is frozen', async (t) => {
+  const line = Buffer.from(LINES[0] as string);
+  const frozen = Object.freeze({ nodeId: 'tool:a', kind: 'tool', parent: 'mcp:session', label: 'a' });
+  const open = { nodeId: 'tool:b', kind: 'tool', parent: 'mcp:session', label: 'b' };
+  const event = (node: object): RunEvent => ({ ...(started(paramsSlice(line), 1) as object), node }) as RunEvent;
+  const first = JSON.parse(encodeEvent(event(frozen))) as { node: unknown };
+  t.same(JSON.parse(encodeEvent(event(frozen))), first, 'a frozen node reads the same every time');
+  t.same(first.node, frozen);
+  t.same((JSON.parse(encodeEvent(event(open))) as { node: unknown }).node, open);
+  open.label = 'renamed';
+  t.equal((JSON.parse(encodeEvent(event(open))) as { node: { label: string } }).node.label, 'renamed', 'a node that is not frozen is written afresh');
+});

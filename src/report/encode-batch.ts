@@ -1,11 +1,11 @@
 import { JsonSlice } from './deferred.js';
 import type { RunEvent } from './events.js';
 
-/** The JSON of frozen objects met before (node declarations: one per node, met once per call). */
-const frozenJson = new WeakMap<object, string>();
+/** The JSON of the node declarations met before: one object per node, met once per call. */
+const nodeJson = new WeakMap<object, string>();
 
 /** One field's JSON, as `JSON.stringify` would write it inside the event; undefined to leave it out. */
-function fieldJson(value: unknown): string | undefined {
+function fieldJson(key: string, value: unknown): string | undefined {
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
@@ -16,12 +16,12 @@ function fieldJson(value: unknown): string | undefined {
     case 'object': {
       if (value === null) return 'null';
       if (value instanceof JsonSlice) return value.text() ?? JSON.stringify(value);
-      // Frozen, so its JSON cannot change.
-      if (!Object.isFrozen(value)) break;
-      let json = frozenJson.get(value);
+      // The naming table's nodes are frozen, and hold strings only: their JSON cannot change.
+      if (key !== 'node' || !Object.isFrozen(value)) break;
+      let json = nodeJson.get(value);
       if (json === undefined) {
         json = JSON.stringify(value);
-        frozenJson.set(value, json);
+        nodeJson.set(value, json);
       }
       return json;
     }
@@ -39,7 +39,7 @@ export function encodeEvent(event: RunEvent): string {
   if (!(fields.input instanceof JsonSlice) && !(fields.output instanceof JsonSlice)) return JSON.stringify(event);
   let text = '{';
   for (const key in fields) {
-    const json = fieldJson(fields[key]);
+    const json = fieldJson(key, fields[key]);
     // Left out, as JSON.stringify leaves out an undefined field.
     if (json === undefined) continue;
     // Event field names are our own identifiers: nothing in them needs escaping.
