@@ -4,12 +4,43 @@ import type { RunEvent } from './events.js';
 /** The JSON of the node declarations met before: one object per node, met once per call. */
 const nodeJson = new WeakMap<object, string>();
 
+// The strings and times that repeat from one event to the next (an event's
+// type, its run's id, a millisecond shared by a burst of events), with their
+// JSON: converting them again for every event was a tenth of the encoding.
+let typeText = '';
+let typeJson = '""';
+let runText = '';
+let runJson = '""';
+let lastTime = NaN;
+let lastTimeJson = '';
+
 /** One field's JSON, as `JSON.stringify` would write it inside the event; undefined to leave it out. */
 function fieldJson(key: string, value: unknown): string | undefined {
   switch (typeof value) {
     case 'string':
+      if (key === 'type') {
+        if (value !== typeText) {
+          typeText = value;
+          typeJson = JSON.stringify(value);
+        }
+        return typeJson;
+      }
+      if (key === 'runId') {
+        if (value !== runText) {
+          runText = value;
+          runJson = JSON.stringify(value);
+        }
+        return runJson;
+      }
       return JSON.stringify(value);
     case 'number':
+      if (key === 't') {
+        if (value !== lastTime) {
+          lastTime = value;
+          lastTimeJson = Number.isFinite(value) ? `${value}` : 'null';
+        }
+        return lastTimeJson;
+      }
       return Number.isFinite(value) ? `${value}` : 'null';
     case 'undefined':
       return undefined;
