@@ -1,7 +1,9 @@
 // Orchestrates the bench: every scenario runs against A (direct), B (plain
-// byte relay) and C (graphmind mcp-proxy) back to back, A B C A B C …, for
-// several rounds, so a machine that drifts (thermal, noisy neighbour) hurts
-// all three alike. Each run gets a fresh process so its VmHWM is its own.
+// byte relay), C (graphmind mcp-proxy) and, where its goals are, D (C
+// recording to graphmind serve), back to back, A B C D A B C D …, for several
+// rounds, so a machine that drifts (thermal, noisy neighbour) hurts all alike.
+// A side-by-side scenario (pipelined) gets A, B and C at once and alternates
+// between them itself. Each run gets fresh processes so each VmHWM is its own.
 //
 //   BENCH_ROUNDS=n   interleaved rounds (default 3)
 //   BENCH_QUICK=1    a fast smoke run: far fewer calls, every scenario still runs
