@@ -108,19 +108,22 @@ function normalized(texts: string[]): string[] {
   return lines;
 }
 
+/** A WebSocket server on `port` that keeps every message it receives in `texts`; closed at teardown. */
+async function listen(t: Test, port: number, texts: string[]): Promise<WebSocketServer> {
+  const wss = new WebSocketServer({ port, host: '127.0.0.1' });
+  await once(wss, 'listening');
+  wss.on('connection', (ws) => ws.on('message', (data) => texts.push(data.toString())));
+  t.teardown(() => {
+    for (const ws of wss.clients) ws.terminate();
+    return new Promise<void>((resolve) => wss.close(() => resolve()));
+  });
+  return wss;
+}
+
 async function capture(t: Test, attachFirst: boolean): Promise<string[]> {
   const port = await freePort();
   const texts: string[] = [];
-  const startServer = async (): Promise<WebSocketServer> => {
-    const wss = new WebSocketServer({ port, host: '127.0.0.1' });
-    await once(wss, 'listening');
-    wss.on('connection', (ws) => ws.on('message', (data) => texts.push(data.toString())));
-    t.teardown(() => {
-      for (const ws of wss.clients) ws.terminate();
-      return new Promise<void>((resolve) => wss.close(() => resolve()));
-    });
-    return wss;
-  };
+  const startServer = (): Promise<WebSocketServer> => listen(t, port, texts);
   if (attachFirst) await startServer();
   const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20 });
   t.teardown(() => reporter.close());
@@ -167,13 +170,7 @@ t.test('instance ids: mcp_1, mcp_2, … spelled right across every carry', async
 t.test('calls left open end in the order they were opened, however many are in flight', async (t) => {
   const port = await freePort();
   const texts: string[] = [];
-  const wss = new WebSocketServer({ port, host: '127.0.0.1' });
-  await once(wss, 'listening');
-  wss.on('connection', (ws) => ws.on('message', (data) => texts.push(data.toString())));
-  t.teardown(() => {
-    for (const ws of wss.clients) ws.terminate();
-    return new Promise<void>((resolve) => wss.close(() => resolve()));
-  });
+  await listen(t, port, texts);
   const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20, maxBufferedEvents: 100_000 });
   t.teardown(() => reporter.close());
   t.ok(await reporter.waitForAttach(5000));

@@ -3,7 +3,7 @@
 // while detached and replays in order, drops the oldest when its buffer is
 // full and says so, reconnects and reclaims its run after a restart, shrugs
 // off garbage from the server, and finds its token the documented way.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -11,7 +11,7 @@ import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { Breakpoints, Run, RunEvent } from '../src/report/events.js';
 import { DeferredValue } from '../src/report/deferred.js';
@@ -63,6 +63,17 @@ async function runWhen(server: GraphmindServer, runId: string, predicate: (run: 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(found)?.slice(0, 500)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Run `script` as an ES module in a fresh node; its output collected, the process killed at teardown. */
+function runScript(t: Test, script: string): { child: ChildProcess; stdout(): string; stderr(): string } {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => child.kill('SIGKILL'));
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return { child, stdout: () => stdout, stderr: () => stderr };
 }
 
 t.test('buffers while detached and replays everything, in order, once a debugger appears', async (t) => {
@@ -326,15 +337,10 @@ t.test('a reporter process writes nothing to stdout, whatever the server does', 
     await new Promise((resolve) => setTimeout(resolve, 600));
     reporter.close();
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => child.kill('SIGKILL'));
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const [code] = (await once(child, 'close')) as [number | null];
-  t.equal(code, 0, `it ran to the end (${stderr})`);
-  t.equal(stdout, '', 'nothing on stdout');
+  const proc = runScript(t, script);
+  const [code] = (await once(proc.child, 'close')) as [number | null];
+  t.equal(code, 0, `it ran to the end (${proc.stderr()})`);
+  t.equal(proc.stdout(), '', 'nothing on stdout');
   t.ok(hostile.connections.length >= 2, `it kept reconnecting (${hostile.connections.length} connections)`);
   t.ok(hostile.received.some((e) => e.type === 'log'), 'and kept sending');
 });
@@ -355,12 +361,9 @@ t.test('an awaited flush keeps the process alive until it resolves', async (t) =
     reporter.close();
     process.exit(ok ? 5 : 6);
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => child.kill('SIGKILL'));
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const [code] = (await once(child, 'close')) as [number | null];
-  t.equal(code, 5, `flush resolved true and the script ran to its end (${stderr})`);
+  const proc = runScript(t, script);
+  const [code] = (await once(proc.child, 'close')) as [number | null];
+  t.equal(code, 5, `flush resolved true and the script ran to its end (${proc.stderr()})`);
   t.equal(hostile.received.filter((e) => e.type === 'log').length, 8, 'everything was delivered');
 });
 
@@ -414,21 +417,21 @@ t.test('no debugger: only a TCP probe, no WebSocket client loaded; a debugger th
     reporter.close();
     clearInterval(keep);
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => child.kill('SIGKILL'));
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const lines = (): Array<Record<string, unknown>> => stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
-  await waitFor(() => lines().length >= 1, 10_000, `the detached report (${stderr})`);
+  const proc = runScript(t, script);
+  const lines = (): Array<Record<string, unknown>> =>
+    proc
+      .stdout()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  await waitFor(() => lines().length >= 1, 10_000, `the detached report (${proc.stderr()})`);
   const detached = lines()[0] as { runId: string; settled: boolean; loaded: string[] | null };
   t.equal(detached.settled, false, 'a refused probe settles the attempt at once');
   if (detached.loaded !== null) t.same(detached.loaded, [], 'no WebSocket client (nor http, https, tls, zlib) was loaded');
 
   const server = await debuggerOn(t, dataDir, port);
-  const [code] = (await once(child, 'close')) as [number | null];
-  t.equal(code, 0, `the script ran to its end (${stderr})`);
+  const [code] = (await once(proc.child, 'close')) as [number | null];
+  t.equal(code, 0, `the script ran to its end (${proc.stderr()})`);
   const later = lines()[1] as { attached: boolean; flushed: boolean; loaded: string[] | null };
   t.match(later, { attached: true, flushed: true }, 'the debugger that started later was attached, and everything delivered');
   if (later.loaded !== null) t.ok(later.loaded.includes('zlib'), 'the WebSocket client was loaded only then');

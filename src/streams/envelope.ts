@@ -27,7 +27,8 @@ export function isSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
-function skipSpace(buf: Buffer, i: number, end: number): number {
+/** Past the whitespace from `i` on (at most `end`). */
+export function skipSpace(buf: Uint8Array, i: number, end: number): number {
   // Every space byte is at most 0x20: most calls stop at the first test.
   while (i < end) {
     const byte = buf[i] as number;
@@ -79,11 +80,24 @@ function matches(buf: Buffer, start: number, end: number, word: Uint8Array): boo
   return true;
 }
 
-function skipLiteral(buf: Buffer, i: number, end: number, word: Uint8Array): number {
+function skipLiteral(buf: Uint8Array, i: number, end: number, word: Uint8Array): number {
   const n = word.length;
   if (i + n > end) return -1;
   for (let k = 0; k < n; k++) if (buf[i + k] !== word[k]) return -1;
   return i + n;
+}
+
+/** End of the `true`, `false` or `null` at `i`; -1 if there is none. */
+export function literalEnd(buf: Uint8Array, i: number, end: number): number {
+  switch (buf[i]) {
+    case 0x74:
+      return skipLiteral(buf, i, end, TRUE);
+    case 0x66:
+      return skipLiteral(buf, i, end, FALSE);
+    case 0x6e:
+      return skipLiteral(buf, i, end, NULL);
+  }
+  return -1;
 }
 
 const stack = new Uint8Array(MAX_DEPTH + 1);
@@ -138,9 +152,7 @@ function skipValueWithin(buf: Buffer, i: number, end: number, maxDepth: number):
   const byte = buf[i] as number;
   if (byte === QUOTE) return skipString(buf, i, end);
   if (byte === 0x7b || byte === 0x5b) return skipNested(buf, i, end, maxDepth);
-  if (byte === 0x74) return skipLiteral(buf, i, end, TRUE);
-  if (byte === 0x66) return skipLiteral(buf, i, end, FALSE);
-  if (byte === 0x6e) return skipLiteral(buf, i, end, NULL);
+  if (byte === 0x74 || byte === 0x66 || byte === 0x6e) return literalEnd(buf, i, end);
   if (isNumberByte(byte)) {
     let at = i + 1;
     while (at < end && isNumberByte(buf[at] as number)) at++;

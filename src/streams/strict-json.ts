@@ -8,14 +8,9 @@
  *
  * @module
  */
-import { isSpace } from './envelope.js';
+import { literalEnd, skipSpace } from './envelope.js';
 
 const MAX_DEPTH = 256;
-
-function skipSpace(buf: Uint8Array, i: number, end: number): number {
-  while (i < end && isSpace(buf[i] as number)) i++;
-  return i;
-}
 
 function isHex(byte: number): boolean {
   return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46);
@@ -80,12 +75,6 @@ function numberEnd(buf: Uint8Array, i: number, end: number): number {
   return k;
 }
 
-function literalEnd(buf: Uint8Array, i: number, end: number, word: string): number {
-  if (i + word.length > end) return -1;
-  for (let k = 0; k < word.length; k++) if (buf[i + k] !== word.charCodeAt(k)) return -1;
-  return i + word.length;
-}
-
 /** End of the value at `i` (no leading space); -1 if invalid or nested deeper than MAX_DEPTH. */
 function valueEnd(buf: Uint8Array, i: number, end: number, depth: number): number {
   if (i >= end) return -1;
@@ -97,11 +86,9 @@ function valueEnd(buf: Uint8Array, i: number, end: number, depth: number): numbe
     case 0x5b:
       return depth === MAX_DEPTH ? -1 : arrayEnd(buf, i, end, depth + 1);
     case 0x74:
-      return literalEnd(buf, i, end, 'true');
     case 0x66:
-      return literalEnd(buf, i, end, 'false');
     case 0x6e:
-      return literalEnd(buf, i, end, 'null');
+      return literalEnd(buf, i, end);
     default:
       return numberEnd(buf, i, end);
   }
