@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { WebSocketServer } from 'ws';
-import { GraphRecorder, MAX_RECORDED_FRAME_BYTES } from '../src/proxy/graph-recorder.js';
+import { GraphRecorder, MAX_RECORDED_FRAME_BYTES, RECORD_DELAY_MS } from '../src/proxy/graph-recorder.js';
 import { IdSequence } from '../src/report/id-sequence.js';
 import { Reporter } from '../src/report/reporter.js';
 import { newFrame, type Direction, type Frame, type FrameType, type NodeRef } from '../src/streams/frame.js';
@@ -213,4 +213,37 @@ t.test('calls left open end in the order they were opened, however many are in f
   t.same(noAnswer, [...model.keys()].map((frame) => frame.instanceId), `the ${model.size} calls still open, oldest first`);
   const finishedTwice = events.filter((e) => e.type === 'instance.finished' && (e.instanceId === frames[1]?.instanceId || e.instanceId === frames[9]?.instanceId));
   t.equal(finishedTwice.length, 1, 'a late answer to a closed call records nothing (frames[9] was answered once)');
+});
+
+t.test('frames are recorded a little after they pass, each at the time it passed', async (t) => {
+  const port = await freePort();
+  const texts: string[] = [];
+  await listen(t, port, texts);
+  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20 });
+  t.teardown(() => reporter.close());
+  t.ok(await reporter.waitForAttach(5000));
+  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  const before = reporter.pending;
+  const request = call(1, 'tools/call', { name: 'echo' }, tool('echo'));
+  const passed = Date.now();
+  recorder.onFrame(request);
+  t.equal(reporter.pending, before, 'nothing is recorded while the relay is still busy with the frame');
+  t.equal(request.instanceId, undefined, 'no instance yet');
+  await new Promise((resolve) => setTimeout(resolve, RECORD_DELAY_MS + 40));
+  t.type(request.instanceId, 'string', 'recorded once the delay is over, with no other call');
+  recorder.onFrame(answer(request, { content: [] }));
+  // Another call waits for the timer; asking for its instance records it at once (a hold needs it).
+  const second = call(2, 'tools/call', { name: 'echo' }, tool('echo'));
+  recorder.onFrame(second);
+  t.type(recorder.instanceIdOf(second), 'string', 'instanceIdOf records what is waiting first');
+  recorder.finish({ exitCode: 0, signal: null });
+  t.ok(await reporter.flush(5000));
+  await waitFor(() => texts.some((text) => text.includes('"run.finished"')), 5000, 'the end');
+  const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>);
+  const started = events.find((e) => e.type === 'instance.started' && e.instanceId === request.instanceId);
+  const finished = events.find((e) => e.type === 'instance.finished' && e.instanceId === request.instanceId);
+  t.ok(started && Math.abs((started.t as number) - passed) <= 5, 'the start carries the time the request passed, not the time it was recorded');
+  t.ok(finished && (finished.t as number) - (started?.t as number) >= RECORD_DELAY_MS + 30, 'the end carries the time the answer passed');
+  const order = events.filter((e) => e.runId === recorder.runId).map((e) => e.seq as number);
+  t.same(order, [...order].sort((a, b) => a - b), 'events go out in order');
 });
