@@ -247,3 +247,44 @@ t.test('frames are recorded a little after they pass, each at the time it passed
   const order = events.filter((e) => e.runId === recorder.runId).map((e) => e.seq as number);
   t.same(order, [...order].sort((a, b) => a - b), 'events go out in order');
 });
+
+t.test('detached, a burst longer than the buffer: the newest events are kept, the rest are counted as dropped', async (t) => {
+  const port = await freePort();
+  const texts: string[] = [];
+  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20, maxBufferedEvents: 50 });
+  t.teardown(() => reporter.close());
+  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  // 300 tool calls and 30 failing protocol calls, all waiting at once: 660 frames, 660 events.
+  const calls: Frame[] = [];
+  for (let i = 1; i <= 300; i++) {
+    const request = call(i, 'tools/call', { name: 'echo', arguments: { n: i } }, tool('echo'), i);
+    calls.push(request);
+    recorder.onFrame(request);
+    recorder.onFrame(answer(request, { content: [{ type: 'text', text: `r${i}` }] }));
+  }
+  for (let i = 1; i <= 30; i++) {
+    const ping = call(1000 + i, 'ping', {}, protocol('ping'), 300 + i);
+    recorder.onFrame(ping);
+    recorder.onFrame(failure(ping, { code: -32601, message: 'no' }));
+  }
+  recorder.flush();
+  t.ok((calls[0] as Frame).instanceId !== undefined && (calls[299] as Frame).instanceId !== undefined, 'every call has its instance, recorded or not');
+  const open = call(2000, 'tools/call', { name: 'slow' }, tool('slow'), 400);
+  recorder.onFrame(open);
+  recorder.finish({ exitCode: 0, signal: null });
+  await listen(t, port, texts);
+  t.ok(await reporter.waitForAttach(5000), 'attached later');
+  t.ok(await reporter.flush(5000), 'flushed');
+  await waitFor(() => texts.some((text) => text.includes('"run.finished"')), 5000, 'the end');
+  const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>).filter((e) => e.runId === recorder.runId);
+  const dropped = events.filter((e) => e.type === 'events.dropped').reduce((sum, e) => sum + (e.count as number), 0);
+  const kept = events.filter((e) => e.type !== 'events.dropped' && e.type !== 'run.started' && !(e.type === 'instance.started' && (e.node as NodeRef).nodeId === 'mcp:session'));
+  // 1 protocol start + 600 tool events + 60 ping events + the open call, its NoAnswer, the protocol's end, the session's end, run.finished.
+  t.equal(kept.length + dropped, 1 + 600 + 60 + 5, 'every event is either kept or counted as dropped');
+  t.ok(kept.length <= 50, `no more kept than the buffer holds (${kept.length})`);
+  const last = kept.filter((e) => e.type === 'instance.error' && (e.error as { name: string }).name === 'JsonRpcError');
+  t.ok(last.length > 0, 'the newest answers are among what is kept');
+  const protocolEnd = kept.find((e) => e.type === 'instance.finished' && (e.output as { calls?: number } | undefined)?.calls !== undefined);
+  t.same(protocolEnd?.output, { calls: 30, errors: 30, stdoutNoise: 0 }, 'the protocol totals count the calls whose events were dropped');
+  t.ok(kept.some((e) => e.type === 'instance.error' && e.instanceId === open.instanceId), 'the call left open ends as unanswered');
+});

@@ -25,8 +25,12 @@ export const MAX_RECORDED_FRAME_BYTES = 1024 * 1024;
  * own batching.
  */
 export const RECORD_DELAY_MS = 10;
-/** Frames waiting to be recorded before they are recorded at once: what they hold on to stays small. */
-const MAX_WAITING_FRAMES = 1024;
+/**
+ * Frames, and their bytes, waiting to be recorded before they are recorded
+ * at once: what they hold on to stays small.
+ */
+const MAX_WAITING_FRAMES = 4096;
+const MAX_WAITING_BYTES = 1024 * 1024;
 /** A frame at least this long is recorded at once, so that its bytes are not held back. */
 const RECORD_AT_ONCE_BYTES = 64 * 1024;
 
@@ -255,12 +259,22 @@ export class GraphRecorder {
   readonly #ids = new IdSequence('mcp_');
   #protocolInstance: string | undefined;
   /** Frames not recorded yet, and when each one passed. */
-  #waiting: Frame[] = [];
-  #waitingSince: number[] = [];
+  // The frames not recorded yet: a ring, oldest at #head, with the time each one passed.
+  #waiting: Array<Frame | undefined>;
+  #waitingSince: Float64Array;
+  #head = 0;
+  #count = 0;
+  #waitingBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   #timerArmed = false;
   /** The time of the frame being recorded; 0 outside {@link flush}. */
   #frameTime = 0;
+  /**
+   * The frame being recorded is one whose events the reporter would drop at
+   * once (see {@link flush}): they are counted, not built.
+   */
+  #dropping = false;
+  #droppedEvents = 0;
   #calls = 0;
   #errors = 0;
   #noise = 0;
@@ -268,6 +282,10 @@ export class GraphRecorder {
 
   constructor(options: GraphRecorderOptions) {
     this.#reporter = options.reporter;
+    // As many frames wait as the reporter keeps events: no more than that many could be kept anyway.
+    const slots = Math.max(1, Math.min(options.reporter.capacity, MAX_WAITING_FRAMES));
+    this.#waiting = new Array<Frame | undefined>(slots).fill(undefined);
+    this.#waitingSince = new Float64Array(slots);
     this.#hide = options.hide;
     const label = sessionLabel(options.command, options.args, options.hide.inputs);
     const commandLine = options.hide.inputs
@@ -297,30 +315,72 @@ export class GraphRecorder {
    */
   onFrame(frame: Frame): void {
     if (this.#finished) return;
-    const waiting = this.#waiting;
-    waiting.push(frame);
-    this.#waitingSince.push(Date.now());
-    if (waiting.length >= MAX_WAITING_FRAMES || frame.size >= RECORD_AT_ONCE_BYTES) this.flush();
+    const slots = this.#waiting.length;
+    if (this.#count === slots) {
+      // Full. Attached, everything goes to the debugger: record it all now.
+      // Detached, the reporter would keep only the newest events: the
+      // oldest frame is recorded in what it changes, its events counted as
+      // dropped (see flush), and its place taken.
+      if (this.#reporter.attached) this.flush();
+      else this.#recordOldestUnkept();
+    }
+    const slot = (this.#head + this.#count) % slots;
+    this.#waiting[slot] = frame;
+    this.#waitingSince[slot] = Date.now();
+    this.#count++;
+    const bytes = (this.#waitingBytes += frame.raw.length);
+    if (bytes >= MAX_WAITING_BYTES || frame.size >= RECORD_AT_ONCE_BYTES) this.flush();
     else if (!this.#timerArmed) this.#armTimer();
   }
 
-  /** Record every frame still waiting, now. */
+  /**
+   * Record every frame still waiting, now.
+   *
+   * While no debugger is attached the reporter keeps only its newest
+   * `capacity` events, and as many frames wait here. When more come, the
+   * oldest still count (instance ids, open calls, the protocol's totals),
+   * but their events, which the reporter would drop once the newer ones
+   * came, are counted as dropped instead of being built: the debugger sees
+   * the same session and the same notice of what was lost, and a burst of
+   * calls neither builds events nobody will see nor keeps its frames alive.
+   */
   flush(): void {
     this.#timerArmed = false;
-    const frames = this.#waiting;
-    if (frames.length === 0) return;
-    const times = this.#waitingSince;
-    this.#waiting = [];
-    this.#waitingSince = [];
-    for (let i = 0; i < frames.length; i++) {
-      this.#frameTime = times[i] as number;
-      try {
-        this.#record(frames[i] as Frame);
-      } catch {
-        // Observation is best-effort: the frames after it are still recorded.
-      }
+    while (this.#count > 0) this.#recordOldest();
+    this.#reportDropped();
+  }
+
+  #recordOldestUnkept(): void {
+    this.#dropping = true;
+    this.#recordOldest();
+    this.#dropping = false;
+  }
+
+  #recordOldest(): void {
+    const slot = this.#head;
+    const frame = this.#waiting[slot] as Frame;
+    this.#waiting[slot] = undefined;
+    this.#head = slot + 1 === this.#waiting.length ? 0 : slot + 1;
+    this.#count--;
+    this.#waitingBytes -= frame.raw.length;
+    this.#frameTime = this.#waitingSince[slot] as number;
+    try {
+      this.#record(frame);
+    } catch {
+      // Observation is best-effort: the frames after it are still recorded.
     }
     this.#frameTime = 0;
+  }
+
+  #reportDropped(): void {
+    if (this.#droppedEvents === 0) return;
+    this.#reporter.countDropped(this.runId, this.#droppedEvents);
+    this.#droppedEvents = 0;
+  }
+
+  /** An event the reporter would drop at once: counted, not built (see {@link flush}). */
+  #drop(events: number): void {
+    this.#droppedEvents += events;
   }
 
   #armTimer(): void {
@@ -477,6 +537,7 @@ export class GraphRecorder {
   }
 
   #meta(meta: Record<string, unknown>): void {
+    if (this.#dropping) return this.#drop(1);
     const reporter = this.#reporter;
     const runId = this.runId;
     reporter.sendComplete(runId, { type: 'run.meta', meta, runId, seq: reporter.nextSeq(runId), t: this.#now() }, 0);
@@ -491,7 +552,8 @@ export class GraphRecorder {
   #ensureProtocol(): void {
     if (this.#protocolInstance !== undefined) return;
     this.#protocolInstance = this.#nextId();
-    this.#started(this.#protocolInstance, PROTOCOL_NODE, undefined, 0);
+    if (this.#dropping) this.#drop(1);
+    else this.#started(this.#protocolInstance, PROTOCOL_NODE, undefined, 0);
   }
 
   #onCall(frame: Frame): void {
@@ -502,13 +564,15 @@ export class GraphRecorder {
       this.#calls++;
     }
     const instanceId = this.#nextId();
-    if (this.#hide.inputs) this.#started(instanceId, declared(node), HIDDEN, 0);
-    else this.#started(instanceId, declared(node), recorded(frame, this.#sourceOf(frame), paramsOf), recordedBytes(frame));
     frame.instanceId = instanceId;
-    if (frame.type === 'notification') {
-      this.#ended(instanceId, undefined, 0);
-      return;
+    const notification = frame.type === 'notification';
+    if (this.#dropping) this.#drop(notification ? 2 : 1);
+    else {
+      if (this.#hide.inputs) this.#started(instanceId, declared(node), HIDDEN, 0);
+      else this.#started(instanceId, declared(node), recorded(frame, this.#sourceOf(frame), paramsOf), recordedBytes(frame));
+      if (notification) this.#ended(instanceId, undefined, 0);
     }
+    if (notification) return;
     this.#open.add(frame);
     // The host's name and requested version are params too: hidden inputs keep them out.
     const params = frame.method === 'initialize' && !this.#hide.inputs ? messageOf(frame)?.params : undefined;
@@ -524,6 +588,7 @@ export class GraphRecorder {
     const protocol = request.node?.parent === PROTOCOL_NODE_ID;
     if (frame.type === 'error') {
       if (protocol) this.#errors++;
+      if (this.#dropping) return this.#drop(1);
       const rpc = messageOf(frame)?.error ?? {};
       this.#failed(instanceId, undefined, { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code: rpc.code, data: rpc.data }, 0);
       return;
@@ -531,6 +596,10 @@ export class GraphRecorder {
     if (request.method === 'initialize' || request.method === 'server/discover') {
       const result = messageOf(frame)?.result;
       if (record(result)) this.#meta({ protocolVersion: result.protocolVersion, serverInfo: result.serverInfo });
+    }
+    if (this.#dropping) {
+      if (frame.isError === true && protocol) this.#errors++;
+      return this.#drop(1);
     }
     const hideResult = this.#hide.toolResults && request.method === 'tools/call';
     const source = this.#sourceOf(frame);
@@ -554,6 +623,7 @@ export class GraphRecorder {
     let cut = Math.min(end, NOISE_INPUT_BYTES);
     // Cut on a character boundary: a split UTF-8 sequence would decode to
     // U+FFFD (3 bytes) and push the input past its bound.
+    if (this.#dropping) return this.#drop(2);
     if (cut < end) while (cut > 0 && ((frame.raw[cut] as number) & 0xc0) === 0x80) cut--;
     const text = frame.raw.subarray(0, cut).toString('utf8');
     const instanceId = this.#nextId();

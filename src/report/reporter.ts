@@ -210,6 +210,24 @@ export class Reporter extends EventEmitter {
     return this.#attached;
   }
 
+  /** How many events are kept while detached or behind (`maxBufferedEvents`). */
+  get capacity(): number {
+    return this.#maxBuffered;
+  }
+
+  /**
+   * Count `count` events of `runId` as dropped from the buffer, without
+   * queueing them: for a caller that knows they would be dropped at once
+   * (newer events that fill the buffer are already on their way). The run
+   * says so on attach, as for any event the buffer dropped.
+   */
+  countDropped(runId: string, count: number): void {
+    if (count <= 0) return;
+    const run = this.#runOf(runId);
+    if (run.dropped === 0) this.#droppedRuns.push(run);
+    run.dropped += count;
+  }
+
   /** Events waiting to be sent. */
   get pending(): number {
     return this.#size + this.#unsent.length;
