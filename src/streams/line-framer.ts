@@ -135,7 +135,8 @@ export class LineFramer extends Transform {
           this.#degrade(chunk.subarray(start));
           return;
         }
-        this.#emit(chunk.subarray(start, end), true);
+        // A chunk that is exactly one line (one call at a time) is the frame itself: no view to make.
+        this.#emit(start === 0 && end === chunk.length ? chunk : chunk.subarray(start, end), true);
       } else {
         const total = this.#partBytes + end - start;
         if (total > this.maxFrameBytes) {

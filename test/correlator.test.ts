@@ -1,0 +1,76 @@
+// The correlator pairs each answer with the request it answers. Its table
+// for small integer ids must behave exactly like a map keyed by id: checked
+// against one, over random sessions with colliding, repeated and odd ids.
+import t from 'tap';
+import { Correlator } from '../src/streams/correlator.js';
+import { newFrame, type Direction, type Frame, type JsonRpcId } from '../src/streams/frame.js';
+import { prng } from './helpers/random.js';
+
+const other = (d: Direction): Direction => (d === 'client-to-server' ? 'server-to-client' : 'client-to-server');
+
+function request(direction: Direction, seq: number, id: JsonRpcId): Frame {
+  const frame = newFrame(Buffer.from('{}\n'), direction, seq, true);
+  frame.type = 'request';
+  frame.id = id;
+  return frame;
+}
+
+t.test('pairs exactly as a map keyed by direction and id would', async (t) => {
+  const rand = prng(20261201);
+  // Ids that share a slot (n and n + 1024·k), repeats, and ids that have no slot at all.
+  const pick = (): JsonRpcId => {
+    const r = rand();
+    if (r < 0.5) return Math.floor(rand() * 40);
+    if (r < 0.75) return Math.floor(rand() * 40) + 1024 * Math.floor(rand() * 4);
+    const odd: JsonRpcId[] = [-1, 1.5, 2 ** 32 + 3, 2 ** 53, '7', 'seven', '', null, 0];
+    return odd[Math.floor(rand() * odd.length)] as JsonRpcId;
+  };
+  let mismatches = 0;
+  let answered = 0;
+  for (let session = 0; session < 200; session++) {
+    const correlator = new Correlator();
+    const model = { 'client-to-server': new Map<JsonRpcId, Frame>(), 'server-to-client': new Map<JsonRpcId, Frame>() };
+    const seq = { 'client-to-server': 0, 'server-to-client': 0 };
+    for (let step = 0; step < 300; step++) {
+      const direction: Direction = rand() < 0.8 ? 'client-to-server' : 'server-to-client';
+      const id = pick();
+      if (rand() < 0.55) {
+        const frame = request(direction, ++seq[direction], id);
+        correlator.track(frame);
+        // A repeated id replaces the request, keeping the map's order by first arrival.
+        model[direction].delete(id);
+        model[direction].set(id, frame);
+      } else {
+        // An answer travels the other way.
+        const got = correlator.take(other(direction), id);
+        const want = model[direction].get(id);
+        model[direction].delete(id);
+        if (got !== want) mismatches++;
+        if (want !== undefined) answered++;
+      }
+    }
+    for (const direction of ['client-to-server', 'server-to-client'] as const) {
+      const want = [...model[direction].values()].sort((a, b) => a.seq - b.seq);
+      const got = correlator.outstanding(direction);
+      if (got.length !== want.length || got.some((frame, i) => frame !== want[i])) mismatches++;
+    }
+  }
+  t.equal(mismatches, 0, 'every answer finds the request a map finds, and the same requests are left waiting');
+  t.ok(answered > 5000, `answers that found their request: ${answered}`);
+});
+
+t.test('ids beyond the table, and a thousand in flight', async (t) => {
+  const correlator = new Correlator();
+  const frames: Frame[] = [];
+  for (let i = 1; i <= 5000; i++) {
+    const frame = request('client-to-server', i, i);
+    frames.push(frame);
+    correlator.track(frame);
+  }
+  t.equal(correlator.outstanding('client-to-server').length, 5000, '5000 waiting, most of them sharing a slot with others');
+  let paired = 0;
+  for (let i = 5000; i >= 1; i--) if (correlator.take('server-to-client', i) === frames[i - 1]) paired++;
+  t.equal(paired, 5000, 'each answer, in reverse order, finds its own request');
+  t.equal(correlator.outstanding('client-to-server').length, 0, 'nothing left');
+  t.equal(correlator.take('server-to-client', 1), undefined, 'an answer to nothing waiting finds nothing');
+});
