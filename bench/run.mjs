@@ -5,7 +5,7 @@
 // A side-by-side scenario (pipelined) gets A, B and C at once and alternates
 // between them itself. Each run gets fresh processes so each VmHWM is its own.
 //
-//   BENCH_ROUNDS=n   interleaved rounds (default 3)
+//   BENCH_ROUNDS=n   interleaved rounds (default 5)
 //   BENCH_QUICK=1    a fast smoke run: far fewer calls, every scenario still runs
 //
 // Exit status is non-zero only when something breaks (missing reply, wrong
@@ -22,7 +22,7 @@ import * as large from './scenarios/large.mjs';
 import * as hugeRss from './scenarios/huge-rss.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 5));
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('BENCH_ROUNDS must be a positive integer');
 
 const OPTIONS = QUICK
@@ -95,7 +95,7 @@ async function main() {
 }
 
 async function measure() {
-  const raw = Object.fromEntries(KEYS.map((k) => [k, { latency: [], callsPerSec: [], mibPerSec: [], rssLarge: [], rssAny: [], rssHuge: [], hugeFrame: 0, hugeSeconds: [] }]));
+  const raw = Object.fromEntries(KEYS.map((k) => [k, { latency: [], callsPerSec: [], mibPerSec: [], rssLarge: [], rssAny: [], rssHuge: [], hugeFrame: 0, hugeSeconds: [], roundP50: [] }]));
   const started = Date.now();
   for (let round = 1; round <= ROUNDS; round++) {
     for (const scenario of [sequential, pipelined, large]) {
@@ -115,7 +115,10 @@ async function measure() {
         if (!side.has(key)) log(`round ${round}/${ROUNDS}  ${scenario.name.padEnd(10)} ${CONFIGS[key].label}`);
         const r = side.get(key) ?? (await once(key, scenario, OPTIONS[scenario.name]));
         const acc = raw[key];
-        if (r.samples) acc.latency.push(...r.samples);
+        if (r.samples) {
+          acc.latency.push(...r.samples);
+          acc.roundP50.push(percentile(r.samples, 50) * 1000);
+        }
         if (r.callsPerSec) acc.callsPerSec.push(r.callsPerSec);
         if (r.mibPerSec) acc.mibPerSec.push(r.mibPerSec);
         if (r.peakRss !== null) {
@@ -193,13 +196,17 @@ async function measure() {
     line(widths.map((w) => '-'.repeat(w))),
     ...rows.map(line),
     '',
+    // Each round's own median: on a two-core machine a run of the one-at-a-time
+    // scenario settles into one of two CPU placements (see README), and this shows which.
+    `sequential p50 of each round, µs: ${KEYS.map((k) => `${k} ${raw[k].roundP50.map((v) => Math.round(v)).join(' ')}`).join(' · ')}`,
+    '',
     ...goals.map((g) => `${g.ok ? 'PASS' : 'MISS'}  ${g.goal.padEnd(40)} ${g.shown}`),
     '',
   ];
   process.stdout.write(out.join('\n'));
 
   const file = fileURLToPath(new URL('./results.json', import.meta.url));
-  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: cpus().length, rounds: ROUNDS, quick: QUICK, options: OPTIONS, figures: fig, ratios, goals, perRound: Object.fromEntries(KEYS.map((k) => [k, { callsPerSec: raw[k].callsPerSec, mibPerSec: raw[k].mibPerSec, rssLargeMiB: raw[k].rssLarge.map((b) => b / MiB), rssHugeMiB: raw[k].rssHuge.map((b) => b / MiB), hugeSeconds: raw[k].hugeSeconds }])) }, null, 2) + '\n');
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: cpus().length, rounds: ROUNDS, quick: QUICK, options: OPTIONS, figures: fig, ratios, goals, perRound: Object.fromEntries(KEYS.map((k) => [k, { sequentialP50us: raw[k].roundP50, callsPerSec: raw[k].callsPerSec, mibPerSec: raw[k].mibPerSec, rssLargeMiB: raw[k].rssLarge.map((b) => b / MiB), rssHugeMiB: raw[k].rssHuge.map((b) => b / MiB), hugeSeconds: raw[k].hugeSeconds }])) }, null, 2) + '\n');
 }
 
 main().catch((error) => {
