@@ -16,7 +16,8 @@ t.test('a second tab, and a server restart', async (t) => {
 
   const reporter = await fakeReporter(port, first.token);
   t.teardown(() => reporter.ws.terminate());
-  const kept = new RunEvents(runId('kept'));
+  // Older than the shared run, so that the page (which follows the newest run) opens the shared one.
+  const kept = new RunEvents(runId('kept'), Date.now() - 60_000);
   reporter.send([kept.started('kept-run', {}, 'mcp-proxy'), kept.next({ type: 'instance.started', instanceId: 'mcp_1', node: NODES.session() }), kept.next({ type: 'run.finished', status: 'ok' })]);
   const run = new RunEvents(runId('shared'));
   reporter.send([
