@@ -229,8 +229,12 @@ t.test('frames are recorded a little after they pass, each at the time it passed
   recorder.onFrame(request);
   t.equal(reporter.pending, before, 'nothing is recorded while the relay is still busy with the frame');
   t.equal(request.instanceId, undefined, 'no instance yet');
-  await new Promise((resolve) => setTimeout(resolve, RECORD_DELAY_MS + 40));
+  // Look the moment it is recorded: it goes to the debugger in that same turn.
+  const deadline = Date.now() + RECORD_DELAY_MS + 1000;
+  while (request.instanceId === undefined && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
   t.type(request.instanceId, 'string', 'recorded once the delay is over, with no other call');
+  t.equal(reporter.pending, 0, 'and sent to the debugger with the batch, not held for the reporter\'s own batching');
+  await new Promise((resolve) => setTimeout(resolve, 40));
   recorder.onFrame(answer(request, { content: [] }));
   // Another call waits for the timer; asking for its instance records it at once (a hold needs it).
   const second = call(2, 'tools/call', { name: 'echo' }, tool('echo'));

@@ -21,10 +21,10 @@ export const MAX_RECORDED_FRAME_BYTES = 1024 * 1024;
 
 /**
  * How long a frame may wait to be recorded (see {@link GraphRecorder.onFrame}).
- * The graph is at most this much later than the wire, plus the reporter's
- * own batching.
+ * With a debugger attached, what was recorded goes to it at once: the graph
+ * is at most this much later than the wire.
  */
-export const RECORD_DELAY_MS = 10;
+export const RECORD_DELAY_MS = 20;
 /**
  * Frames, and their bytes, waiting to be recorded before they are recorded
  * at once: what they hold on to stays small.
@@ -389,7 +389,12 @@ export class GraphRecorder {
       this.#timer.refresh();
       return;
     }
-    this.#timer = setTimeout(() => this.flush(), RECORD_DELAY_MS);
+    this.#timer = setTimeout(() => {
+      this.flush();
+      // One batch for the debugger too: the reporter need not wait another
+      // COALESCE_MS of its own (one wakeup, one message, per delay).
+      this.#reporter.sendNow();
+    }, RECORD_DELAY_MS);
     // Never keep the host's process alive for the sake of the graph: the end of the session records what is left.
     this.#timer.unref();
   }

@@ -181,6 +181,7 @@ export class Reporter extends EventEmitter {
   #attached = false;
   #closed = false;
   #drainScheduled = false;
+  #drainTimer: NodeJS.Timeout | undefined;
   #reconnectDelay: number;
   #reconnectTimer: NodeJS.Timeout | undefined;
 
@@ -449,10 +450,25 @@ export class Reporter extends EventEmitter {
   #scheduleDrain(): void {
     if (this.#drainScheduled || !this.#attached) return;
     this.#drainScheduled = true;
-    setTimeout(() => {
+    this.#drainTimer = setTimeout(() => {
       this.#drainScheduled = false;
       this.#drain();
     }, COALESCE_MS).unref();
+  }
+
+  /**
+   * Send what is queued now, without waiting for the next batch: for a
+   * caller that batches its events itself (the proxy's graph recorder).
+   * Nothing happens while detached.
+   */
+  sendNow(): void {
+    if (!this.#attached) return;
+    this.#drain();
+    if (this.pending === 0 && this.#drainScheduled) {
+      // Nothing left for the batch timer to send: one wakeup less.
+      clearTimeout(this.#drainTimer);
+      this.#drainScheduled = false;
+    }
   }
 
   #drain(): void {
