@@ -25,11 +25,9 @@ export const MAX_RECORDED_FRAME_BYTES = 1024 * 1024;
  * is at most this much later than the wire.
  */
 export const RECORD_DELAY_MS = 20;
-/**
- * Frames, and their bytes, waiting to be recorded before they are recorded
- * at once: what they hold on to stays small.
- */
+/** The most frames that wait to be recorded (fewer when the reporter keeps fewer events). */
 const MAX_WAITING_FRAMES = 4096;
+/** Bytes of waiting frames beyond which they are recorded at once: what they hold on to stays small. */
 const MAX_WAITING_BYTES = 1024 * 1024;
 /** A frame at least this long is recorded at once, so that its bytes are not held back. */
 const RECORD_AT_ONCE_BYTES = 64 * 1024;
@@ -258,7 +256,6 @@ export class GraphRecorder {
   /** Instance ids: a per-session counter, `mcp_1`, `mcp_2`, … */
   readonly #ids = new IdSequence('mcp_');
   #protocolInstance: string | undefined;
-  /** Frames not recorded yet, and when each one passed. */
   // The frames not recorded yet: a ring, oldest at #head, with the time each one passed.
   #waiting: Array<Frame | undefined>;
   #waitingSince: Float64Array;
@@ -306,12 +303,13 @@ export class GraphRecorder {
    * time it passed, and is recorded with the others that came within
    * {@link RECORD_DELAY_MS}, off the relay's path: the relay forwards the
    * frame without paying for its record, and returns to waiting for the
-   * next one as soon as it has written this one. A proxy that keeps its
-   * CPU busy just after a write loses the chance to run the peer it woke
-   * on that same CPU, and every hop then crosses to the other CPU (on a
-   * two-core machine: ~1.3x the round trip of a plain byte relay, against
-   * ~1.1x recording later). Every other method records what is waiting
-   * first, so the order of events is kept.
+   * next one as soon as it has written this one. Work around each write
+   * makes the relay's process likelier to end up alone on a CPU, where
+   * every hop of a one-call-at-a-time conversation is a cross-CPU wakeup
+   * (see bench/README.md: on two cores the median round trip went from
+   * 1.35x to 1.19x that of a plain byte relay over 40 short runs). Every
+   * other method records what is waiting first, so the order of events is
+   * kept.
    */
   onFrame(frame: Frame): void {
     if (this.#finished) return;
