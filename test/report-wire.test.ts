@@ -292,3 +292,23 @@ t.test('detached, a burst longer than the buffer: the newest events are kept, th
   t.same(protocolEnd?.output, { calls: 30, errors: 30, stdoutNoise: 0 }, 'the protocol totals count the calls whose events were dropped');
   t.ok(kept.some((e) => e.type === 'instance.error' && e.instanceId === open.instanceId), 'the call left open ends as unanswered');
 });
+
+t.test('detached, the calls after a burst get the ids they would have had if nothing were dropped', async (t) => {
+  const reporter = new Reporter({ port: await freePort(), env: {}, dataDir: tempDir(), connect: false, maxBufferedEvents: 3 });
+  t.teardown(() => reporter.close());
+  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  // mcp_1 is the session; the first noise line opens the protocol node (mcp_2).
+  for (let i = 0; i < 6; i++) recorder.onFrame(frameOf(`noise ${i}`, 'server-to-client', 'noise'));
+  const calls: Frame[] = [];
+  for (let i = 1; i <= 6; i++) {
+    const request = call(i, 'tools/call', { name: 'echo' }, tool('echo'), i);
+    calls.push(request);
+    recorder.onFrame(request);
+  }
+  recorder.flush();
+  t.same(
+    calls.map((frame) => frame.instanceId),
+    ['mcp_9', 'mcp_10', 'mcp_11', 'mcp_12', 'mcp_13', 'mcp_14'],
+    'six noise lines take mcp_3 to mcp_8 whether their events were built or counted',
+  );
+});

@@ -621,15 +621,16 @@ export class GraphRecorder {
     this.#noise++;
     this.#ensureProtocol();
     if (this.#noise > MAX_NOISE_INSTANCES) return;
+    // Its id is taken even when its events are only counted: later ids stay what they would be.
+    const instanceId = this.#nextId();
+    if (this.#dropping) return this.#drop(2);
     let end = frame.raw.length;
     while (end > 0 && (frame.raw[end - 1] === 0x0a || frame.raw[end - 1] === 0x0d)) end--;
     let cut = Math.min(end, NOISE_INPUT_BYTES);
     // Cut on a character boundary: a split UTF-8 sequence would decode to
     // U+FFFD (3 bytes) and push the input past its bound.
-    if (this.#dropping) return this.#drop(2);
     if (cut < end) while (cut > 0 && ((frame.raw[cut] as number) & 0xc0) === 0x80) cut--;
     const text = frame.raw.subarray(0, cut).toString('utf8');
-    const instanceId = this.#nextId();
     this.#started(instanceId, STDOUT_NOISE_NODE, text, 0);
     this.#failed(instanceId, undefined, { name: 'StdoutNoise', message: 'the server wrote a line to stdout that is not JSON-RPC' }, 0);
   }
