@@ -223,8 +223,11 @@ export class Reporter extends EventEmitter {
    * says so on attach, as for any event the buffer dropped.
    */
   countDropped(runId: string, count: number): void {
-    if (count <= 0) return;
-    const run = this.#runOf(runId);
+    if (count > 0) this.#countDrops(this.#runOf(runId), count);
+  }
+
+  /** `count` more of `run`'s events are gone: the next batch says so. */
+  #countDrops(run: RunState, count: number): void {
     if (run.dropped === 0) this.#droppedRuns.push(run);
     run.dropped += count;
   }
@@ -433,7 +436,7 @@ export class Reporter extends EventEmitter {
     const owner = this.#owners[this.#head];
     const event = this.#shift();
     if (owner !== null && owner !== undefined) {
-      if (owner.dropped++ === 0) this.#droppedRuns.push(owner);
+      this.#countDrops(owner, 1);
     } else if (event.type === 'run.started') {
       if (this.#started.has(event.runId)) this.#runOf(event.runId).startDropped = true;
       else this.#droppedStarts.set(event.runId, event);
@@ -442,8 +445,7 @@ export class Reporter extends EventEmitter {
       // it every other node would hang from nothing.
       this.#pinned.push(event);
     } else {
-      const run = this.#runOf(event.runId);
-      if (run.dropped++ === 0) this.#droppedRuns.push(run);
+      this.#countDrops(this.#runOf(event.runId), 1);
     }
   }
 
