@@ -62,31 +62,40 @@ export function arrayElementEnds(text: string, count: number): number[] | undefi
  * An ingest batch as it arrived: a compact JSON array of events. Its events
  * are logged one per line, and the log takes each event's own text instead
  * of stringifying the parsed event again (most of what logging it costs).
- * When the message is ASCII its bytes are the text's, and a run of
- * consecutive events goes to the log as one slice of them.
+ * When its bytes are at hand with offsets that match (a batch read from its
+ * bytes, or an ASCII message), a run of consecutive events goes to the log
+ * as one slice of them.
  */
 export class BatchText {
-  readonly #text: string;
+  readonly #text: string | undefined;
   readonly #ends: number[];
   readonly #bytes: Buffer | undefined;
 
   /**
-   * `bytes`, if given, are the message as received, which this takes over:
-   * the separator after each element becomes a newline in place.
+   * `ends` are offsets in `text`. `bytes`, if given, are the message as
+   * received, which this takes over: the separator after each element
+   * becomes a newline in place.
    */
-  constructor(text: string, ends: number[], bytes: Buffer | undefined) {
-    this.#text = text;
+  constructor(text: string, ends: number[], bytes?: Buffer);
+  /** A batch read from its bytes (see {@link BatchReader}): `ends` are offsets in `bytes`, which it takes over. */
+  constructor(bytes: Buffer, ends: number[]);
+  constructor(source: string | Buffer, ends: number[], bytes?: Buffer) {
     this.#ends = ends;
-    // Only pure ASCII has the same offsets in bytes as in the text.
-    if (bytes !== undefined && bytes.length === text.length) {
-      for (const end of ends) bytes[end] = NEWLINE;
-      this.#bytes = bytes;
+    if (typeof source !== 'string') {
+      this.#text = undefined;
+      this.#bytes = newlines(source, ends);
+      return;
     }
+    this.#text = source;
+    // Only pure ASCII has the same offsets in bytes as in the text.
+    this.#bytes = bytes !== undefined && bytes.length === source.length ? newlines(bytes, ends) : undefined;
   }
 
   /** Element `i`'s JSON text. */
   line(i: number): string {
-    return this.#text.slice(this.#start(i), this.#ends[i]);
+    const start = this.#start(i);
+    const end = this.#ends[i] as number;
+    return this.#text === undefined ? (this.#bytes as Buffer).toString('utf8', start, end) : this.#text.slice(start, end);
   }
 
   /** Elements `first` to `last` as lines, each ending in a newline. */
@@ -100,4 +109,9 @@ export class BatchText {
   #start(i: number): number {
     return i === 0 ? 1 : (this.#ends[i - 1] as number) + 1;
   }
+}
+
+function newlines(bytes: Buffer, ends: number[]): Buffer {
+  for (const end of ends) bytes[end] = NEWLINE;
+  return bytes;
 }

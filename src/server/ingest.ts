@@ -4,6 +4,7 @@ import type { HoldOwner, HoldRegistry } from './holds.js';
 import type { LiveFeed } from './live-feed.js';
 import type { RunStore } from './run-store.js';
 import { arrayElementEnds, BatchText } from './batch-text.js';
+import { BatchReader } from './batch-reader.js';
 import { validateEvent } from './validate-event.js';
 
 /** What the ingest side needs from the server. */
@@ -23,13 +24,14 @@ export class ReporterConnection implements HoldOwner {
   readonly #ws: WebSocket;
   readonly #ctx: IngestContext;
   readonly #runs = new Set<string>();
+  readonly #reader = new BatchReader();
 
   constructor(ws: WebSocket, ctx: IngestContext, owners: Map<string, ReporterConnection>) {
     this.#ws = ws;
     this.#ctx = ctx;
     this.send({ type: 'breakpoints', breakpoints: ctx.breakpoints() });
     ws.on('message', (data, isBinary) => {
-      if (isBinary || !this.#receive(data.toString(), Buffer.isBuffer(data) ? data : undefined, owners)) {
+      if (isBinary || !this.#receive(data, owners)) {
         // A malformed message ends this connection, and only this one.
         ws.close(1008, 'malformed message');
       }
@@ -46,8 +48,17 @@ export class ReporterConnection implements HoldOwner {
     this.send(value === undefined ? { type: 'decision', holdId, action } : { type: 'decision', holdId, action, value });
   }
 
-  /** Apply one message: an event or an array of them. `bytes` are the message as received, if at hand. */
-  #receive(text: string, bytes: Buffer | undefined, owners: Map<string, ReporterConnection>): boolean {
+  /** Apply one message: an event or an array of them. */
+  #receive(data: WebSocket.RawData, owners: Map<string, ReporterConnection>): boolean {
+    const bytes = Buffer.isBuffer(data) ? data : undefined;
+    // A reporter's batch, read from its bytes; anything else the plain way.
+    const read = bytes === undefined ? undefined : this.#reader.read(bytes);
+    if (read !== undefined) {
+      const batch = new BatchText(bytes as Buffer, read.ends);
+      for (let i = 0; i < read.events.length; i++) this.#apply(read.events[i] as RunEvent, batch, i, owners);
+      return true;
+    }
+    const text = data.toString();
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -138,3 +138,13 @@ export function isStrictJson(buf: Uint8Array, start: number, end: number): boole
   const at = valueEnd(buf, skipSpace(buf, start, end), end, 0);
   return at !== -1 && skipSpace(buf, at, end) === end;
 }
+
+/**
+ * The end of the JSON value that starts exactly at `start` (no leading
+ * whitespace) and ends at or before `end`, if it is one `JSON.parse` would
+ * accept (nested at most 256 deep); -1 otherwise. As with
+ * {@link isStrictJson}, bytes of 0x80 and above are the caller's to check.
+ */
+export function jsonValueEnd(buf: Uint8Array, start: number, end: number): number {
+  return valueEnd(buf, start, end, 0);
+}

@@ -1,0 +1,236 @@
+import type { NodeDeclaration, RunEvent } from '../report/events.js';
+import { jsonValueEnd } from '../streams/strict-json.js';
+import { RawJson } from './raw-json.js';
+import { validateEvent } from './validate-event.js';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+const bytes = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
+
+// The layout a graphmind reporter writes an execution's events in (see
+// src/report/encode-batch.ts): fixed keys in a fixed order, no whitespace.
+const STARTED = bytes('{"type":"instance.started","instanceId":"');
+const FINISHED = bytes('{"type":"instance.finished","instanceId":"');
+const ERRORED = bytes('{"type":"instance.error","instanceId":"');
+const NODE = bytes(',"node":');
+const INPUT = bytes(',"input":');
+const OUTPUT = bytes(',"output":');
+const ERROR = bytes(',"error":');
+const RUN_ID = bytes(',"runId":"');
+const SEQ = bytes(',"seq":');
+const TIME = bytes(',"t":');
+/** Where the three layouts above first differ: `s`, `f` or `e` of `instance.`. */
+const TYPE_LETTER_AT = 18;
+
+/** The most distinct node declarations remembered per connection. */
+const MAX_NODES = 4096;
+
+/** A batch as read: its events, and where each one's text ends (the `,` or `]` after it). */
+export interface ReadBatch {
+  events: RunEvent[];
+  ends: number[];
+}
+
+function startsWith(buf: Uint8Array, at: number, end: number, literal: Uint8Array): boolean {
+  if (at + literal.length > end) return false;
+  for (let k = 0; k < literal.length; k++) if (buf[at + k] !== literal[k]) return false;
+  return true;
+}
+
+/** The closing quote of a plain string whose text starts at `at`: printable ASCII, no escapes. -1 otherwise. */
+function plainStringEnd(buf: Uint8Array, at: number, end: number): number {
+  for (let k = at; k < end; k++) {
+    const byte = buf[k] as number;
+    if (byte === QUOTE) return k;
+    if (byte === BACKSLASH || byte < 0x20 || byte >= 0x80) return -1;
+  }
+  return -1;
+}
+
+/** Digits only, at most 15 of them (always a safe integer): their end, or -1. */
+function digitsEnd(buf: Uint8Array, at: number, end: number): number {
+  let k = at;
+  while (k < end && k - at <= 15 && (buf[k] as number) >= ZERO && (buf[k] as number) <= NINE) k++;
+  return k === at || k - at > 15 || (buf[at] === ZERO && k - at > 1) ? -1 : k;
+}
+
+function digitsValue(buf: Uint8Array, at: number, end: number): number {
+  let value = 0;
+  for (let k = at; k < end; k++) value = value * 10 + ((buf[k] as number) - ZERO);
+  return value;
+}
+
+/**
+ * Reads an ingest message from its bytes. The events a reporter sends most
+ * (an execution starting and ending, two per call) are read straight from
+ * the layout the reporter writes them in: their ids and times as plain
+ * strings and numbers, their node declaration looked up among those met
+ * before, their input and output checked as strict JSON and kept as text
+ * ({@link RawJson}) rather than parsed into objects. Every other event, and
+ * any of these written another way, is parsed in full. Either way the event
+ * then passes {@link validateEvent}, the same check as the plain path.
+ *
+ * One reader per connection: it remembers that connection's nodes.
+ */
+export class BatchReader {
+  readonly #nodes = new Map<string, NodeDeclaration>();
+  #lastNodeBytes: Buffer = Buffer.alloc(0);
+  #lastNode: NodeDeclaration | undefined;
+  #lastRunIdBytes: Buffer = Buffer.alloc(0);
+  #lastRunId = '';
+
+  /**
+   * The events of a message that is a compact JSON array of event objects
+   * (`[{…},{…}]`, nothing between them), every one of them valid. Undefined
+   * for anything else, which the caller then parses the plain way (and
+   * rejects if it is malformed).
+   */
+  read(buf: Buffer): ReadBatch | undefined {
+    const last = buf.length - 1;
+    if (last < 1 || buf[0] !== OPEN_ARRAY || buf[last] !== CLOSE_ARRAY) return undefined;
+    const events: RunEvent[] = [];
+    const ends: number[] = [];
+    let at = 1;
+    if (last === 1) return { events, ends };
+    for (;;) {
+      const end = this.#readEvent(buf, at, last, events);
+      if (end === -1) return undefined;
+      ends.push(end);
+      if (end === last) return { events, ends };
+      if (buf[end] !== COMMA) return undefined;
+      at = end + 1;
+    }
+  }
+
+  /** Read the event at `at` into `events`; the index just past it, or -1. */
+  #readEvent(buf: Buffer, at: number, end: number, events: RunEvent[]): number {
+    if (buf[at] !== OPEN_OBJECT) return -1;
+    const fast = this.#readExecution(buf, at, end, events);
+    if (fast !== -1) return fast;
+    // Another kind of event, or one written differently: parsed in full.
+    const close = jsonValueEnd(buf, at, end);
+    if (close === -1) return -1;
+    let event: RunEvent | undefined;
+    try {
+      event = validateEvent(JSON.parse(buf.toString('utf8', at, close)));
+    } catch {
+      return -1;
+    }
+    if (event === undefined) return -1;
+    events.push(event);
+    return close;
+  }
+
+  /** An execution's event in the reporter's own layout, or -1 (nothing pushed). */
+  #readExecution(buf: Buffer, at: number, end: number, events: RunEvent[]): number {
+    const letter = buf[at + TYPE_LETTER_AT];
+    const head = letter === 0x73 ? STARTED : letter === 0x66 ? FINISHED : letter === 0x65 ? ERRORED : undefined;
+    if (head === undefined || !startsWith(buf, at, end, head)) return -1;
+    let k = at + head.length;
+    const idEnd = plainStringEnd(buf, k, end);
+    if (idEnd === -1) return -1;
+    const instanceId = buf.toString('latin1', k, idEnd);
+    k = idEnd + 1;
+
+    let node: NodeDeclaration | undefined;
+    let value: RawJson | undefined;
+    let error: unknown;
+    if (head === STARTED) {
+      if (!startsWith(buf, k, end, NODE)) return -1;
+      k += NODE.length;
+      const nodeEnd = jsonValueEnd(buf, k, end);
+      if (nodeEnd === -1) return -1;
+      node = this.#node(buf, k, nodeEnd);
+      if (node === undefined) return -1;
+      k = nodeEnd;
+    }
+    const valueKey = head === STARTED ? INPUT : OUTPUT;
+    if (startsWith(buf, k, end, valueKey)) {
+      k += valueKey.length;
+      const valueEnd = jsonValueEnd(buf, k, end);
+      if (valueEnd === -1) return -1;
+      value = new RawJson(buf.toString('utf8', k, valueEnd));
+      k = valueEnd;
+    }
+    if (head === ERRORED) {
+      if (!startsWith(buf, k, end, ERROR)) return -1;
+      k += ERROR.length;
+      const errorEnd = jsonValueEnd(buf, k, end);
+      if (errorEnd === -1) return -1;
+      try {
+        error = JSON.parse(buf.toString('utf8', k, errorEnd));
+      } catch {
+        return -1;
+      }
+      k = errorEnd;
+    }
+
+    if (!startsWith(buf, k, end, RUN_ID)) return -1;
+    k += RUN_ID.length;
+    const runIdEnd = plainStringEnd(buf, k, end);
+    if (runIdEnd === -1) return -1;
+    const runId = this.#runId(buf, k, runIdEnd);
+    k = runIdEnd + 1;
+    if (!startsWith(buf, k, end, SEQ)) return -1;
+    k += SEQ.length;
+    const seqEnd = digitsEnd(buf, k, end);
+    if (seqEnd === -1) return -1;
+    const seq = digitsValue(buf, k, seqEnd);
+    k = seqEnd;
+    if (!startsWith(buf, k, end, TIME)) return -1;
+    k += TIME.length;
+    const tEnd = digitsEnd(buf, k, end);
+    if (tEnd === -1 || buf[tEnd] !== CLOSE_OBJECT) return -1;
+    const t = digitsValue(buf, k, tEnd);
+
+    // One object shape per kind, with the fields in the order they came.
+    const event: unknown =
+      head === STARTED
+        ? { type: 'instance.started', instanceId, node, input: value, runId, seq, t }
+        : head === FINISHED
+          ? { type: 'instance.finished', instanceId, output: value, runId, seq, t }
+          : { type: 'instance.error', instanceId, output: value, error, runId, seq, t };
+    const valid = validateEvent(event);
+    if (valid === undefined) return -1;
+    events.push(valid);
+    return tEnd + 1;
+  }
+
+  /** The node declared by the JSON at `[start, end)`: the same object for the same text. */
+  #node(buf: Buffer, start: number, end: number): NodeDeclaration | undefined {
+    // Calls to one tool follow each other: the last node first, without a string or a lookup.
+    if (this.#lastNode !== undefined && this.#lastNodeBytes.compare(buf, start, end) === 0) return this.#lastNode;
+    const text = buf.toString('utf8', start, end);
+    let node = this.#nodes.get(text);
+    if (node === undefined) {
+      try {
+        node = JSON.parse(text) as NodeDeclaration;
+      } catch {
+        return undefined;
+      }
+      // Not checked here: validateEvent checks the event, its node included.
+      if (this.#nodes.size >= MAX_NODES) this.#nodes.clear();
+      this.#nodes.set(text, node);
+    }
+    this.#lastNode = node;
+    this.#lastNodeBytes = Buffer.from(buf.subarray(start, end));
+    return node;
+  }
+
+  /** The run id at `[start, end)`: the string of the last one when the bytes are the same. */
+  #runId(buf: Buffer, start: number, end: number): string {
+    if (this.#lastRunIdBytes.compare(buf, start, end) === 0 && this.#lastRunId !== '') return this.#lastRunId;
+    const runId = buf.toString('latin1', start, end);
+    this.#lastRunId = runId;
+    this.#lastRunIdBytes = Buffer.from(buf.subarray(start, end));
+    return runId;
+  }
+}
