@@ -6,6 +6,8 @@ import t from 'tap';
 import { DeferredValue, JsonSlice } from '../src/report/deferred.js';
 import { encodeBatch, encodeEvent } from '../src/report/encode-batch.js';
 import type { RunEvent } from '../src/report/events.js';
+import { isUtf8 } from 'node:buffer';
+import { prng } from './helpers/random.js';
 
 /** A slice of `line` at its first `"params":` value, with the parse-based fallback. */
 function paramsSlice(line: Buffer): JsonSlice<Buffer> {
@@ -47,7 +49,7 @@ t.test('a batch with slices parses to what JSON.stringify of it gives', async (t
   const events = LINES.map((line, i) => started(paramsSlice(Buffer.from(line)), i + 1));
   events.push({ type: 'instance.finished', instanceId: 'mcp_1', output: new DeferredValue(0, () => ({ ok: true })), runId: 'run_x', seq: 9, t: 1 } as RunEvent);
   events.push({ type: 'log', nodeId: 'mcp:session', stream: 'stderr', text: 'a "quoted" line\n', runId: 'run_x', seq: 10, t: 2 } as RunEvent);
-  const text = encodeBatch(events);
+  const text = encodeBatch(events).toString('utf8');
   t.same(JSON.parse(text), JSON.parse(JSON.stringify(events)));
   t.match(text, '"input":{"name":"echo","arguments":{"text":"hi"}}', 'valid bytes are copied as they are');
   t.match(text, '"input":{ "b" : 1.50, "a":[1e3,-0,"\\u00e9\\n"], "a":2 }', 'spacing, number spelling, escapes and duplicates kept');
@@ -77,4 +79,60 @@ t.test('a node is written as it is now unless it is frozen', async (t) => {
   t.same((JSON.parse(encodeEvent(event(open))) as { node: unknown }).node, open);
   open.label = 'renamed';
   t.equal((JSON.parse(encodeEvent(event(open))) as { node: { label: string } }).node.label, 'renamed', 'a node that is not frozen is written afresh');
+});
+
+// Strings that need escaping, or that a writer taking a shortcut for plain
+// ASCII would get wrong: quotes, backslashes, controls, DEL, non-ASCII, lone surrogates.
+const STRINGS = ['', 'mcp_1', 'a"b', 'back\\slash', 'tab\there', '\u0000', '\u001f', '\u007f', 'é', '😀', '\ud800', 'x'.repeat(70), `${'y'.repeat(63)}"`];
+const NUMBERS = [0, 1, -1, 1.5, -0, 1e21, 2 ** 53 + 2, 1e-7, Number.MAX_SAFE_INTEGER, NaN, Infinity, 1_796_000_000_123];
+
+function pick<T>(rand: () => number, values: readonly T[]): T {
+  return values[Math.floor(rand() * values.length)] as T;
+}
+
+function randomJson(rand: () => number, depth = 0): unknown {
+  const roll = rand();
+  if (depth > 2 || roll < 0.4) return rand() < 0.5 ? pick(rand, STRINGS) : pick(rand, NUMBERS.filter(Number.isFinite));
+  if (roll < 0.7) return Array.from({ length: Math.floor(rand() * 3) }, () => randomJson(rand, depth + 1));
+  return Object.fromEntries(Array.from({ length: Math.floor(rand() * 3) }, (_, i) => [`${pick(rand, STRINGS)}${i}`, randomJson(rand, depth + 1)]));
+}
+
+t.test('random batches: the bytes are UTF-8 and parse to what JSON.stringify gives', async (t) => {
+  const rand = prng(20261201);
+  const node = Object.freeze({ nodeId: 'tool:é"', kind: 'tool', parent: 'mcp:session', label: 'é' });
+  for (let round = 0; round < 150; round++) {
+    const events: RunEvent[] = [];
+    const count = 1 + Math.floor(rand() * (round % 10 === 0 ? 400 : 12));
+    for (let i = 0; i < count; i++) {
+      const params = randomJson(rand);
+      const line = Buffer.from(`{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":${JSON.stringify(params)}}`);
+      const input = rand() < 0.6 ? paramsSlice(line) : params;
+      events.push({
+        type: pick(rand, ['instance.started', 'log', 'instance.completed']),
+        instanceId: pick(rand, STRINGS),
+        node: rand() < 0.5 ? node : { nodeId: pick(rand, STRINGS), kind: 'tool', parent: null, label: pick(rand, STRINGS) },
+        input,
+        text: rand() < 0.3 ? pick(rand, STRINGS) : undefined,
+        endT: pick(rand, NUMBERS),
+        runId: pick(rand, ['run_a', 'run_b']),
+        seq: pick(rand, NUMBERS),
+        t: pick(rand, NUMBERS),
+      } as unknown as RunEvent);
+    }
+    const bytes = encodeBatch(events);
+    if (!isUtf8(bytes)) {
+      t.fail(`round ${round}: not UTF-8`);
+      continue;
+    }
+    t.same(JSON.parse(bytes.toString('utf8')), JSON.parse(JSON.stringify(events)), `round ${round}: ${count} events, ${bytes.length} bytes`);
+  }
+});
+
+t.test('each batch is a buffer of its own: the socket may still be writing the last one', async (t) => {
+  const line = Buffer.from(LINES[0] as string);
+  const first = encodeBatch([started(paramsSlice(line), 1)]);
+  const copy = Buffer.from(first);
+  encodeBatch([started(paramsSlice(line), 2)]);
+  t.same(first, copy, 'writing the next batch left the first one as it was');
+  t.not(first.buffer, encodeBatch([started(paramsSlice(line), 3)]).buffer);
 });

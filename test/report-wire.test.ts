@@ -95,8 +95,10 @@ function normalized(texts: string[]): string[] {
       const runId = event.runId as string;
       if (!runIds.has(runId)) runIds.set(runId, `run${runIds.size + 1}`);
       if (typeof event.t !== 'number' || !(Math.abs(event.t - Date.now()) < 60_000)) throw new Error(`bad t in ${JSON.stringify(event)}`);
+      // A call recorded with its answer ends when (or after) it starts.
+      if ('endT' in event && !(typeof event.endT === 'number' && event.endT >= event.t && event.endT - event.t < 60_000)) throw new Error(`bad endT in ${JSON.stringify(event)}`);
       const copy: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(event)) copy[key] = key === 'runId' ? runIds.get(runId) : key === 't' ? 0 : value;
+      for (const [key, value] of Object.entries(event)) copy[key] = key === 'runId' ? runIds.get(runId) : key === 't' || key === 'endT' ? 0 : value;
       if (copy.type === 'run.started') {
         const meta = copy.meta as Record<string, unknown>;
         meta.proxyPid = 0;
@@ -211,7 +213,7 @@ t.test('calls left open end in the order they were opened, however many are in f
   const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>);
   const noAnswer = events.filter((e) => e.type === 'instance.error' && (e.error as { name: string }).name === 'NoAnswer').map((e) => e.instanceId);
   t.same(noAnswer, [...model.keys()].map((frame) => frame.instanceId), `the ${model.size} calls still open, oldest first`);
-  const finishedTwice = events.filter((e) => e.type === 'instance.finished' && (e.instanceId === frames[1]?.instanceId || e.instanceId === frames[9]?.instanceId));
+  const finishedTwice = events.filter((e) => (e.type === 'instance.finished' || e.type === 'instance.completed') && (e.instanceId === frames[1]?.instanceId || e.instanceId === frames[9]?.instanceId));
   t.equal(finishedTwice.length, 1, 'a late answer to a closed call records nothing (frames[9] was answered once)');
 });
 
@@ -250,6 +252,48 @@ t.test('frames are recorded a little after they pass, each at the time it passed
   t.ok(finished && (finished.t as number) - (started?.t as number) >= RECORD_DELAY_MS + 30, 'the end carries the time the answer passed');
   const order = events.filter((e) => e.runId === recorder.runId).map((e) => e.seq as number);
   t.same(order, [...order].sort((a, b) => a - b), 'events go out in order');
+});
+
+t.test('a call answered before it is recorded is one event; one answered later, a start and an end', async (t) => {
+  const port = await freePort();
+  const texts: string[] = [];
+  await listen(t, port, texts);
+  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20 });
+  t.teardown(() => reporter.close());
+  t.ok(await reporter.waitForAttach(5000));
+  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: true } });
+  const quick = call(1, 'tools/call', { name: 'echo' }, tool('echo'), 1);
+  const slow = call(2, 'tools/call', { name: 'slow' }, tool('slow'), 2);
+  const failing = call(3, 'tools/call', { name: 'fail' }, tool('fail'), 3);
+  const listing = call(4, 'tools/list', {}, protocol('tools/list'), 4);
+  for (const frame of [quick, slow, failing, listing]) recorder.onFrame(frame);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  recorder.onFrame(answer(quick, { content: [{ type: 'text', text: 'hi' }] }));
+  recorder.onFrame(answer(failing, { content: [], isError: true }, true));
+  recorder.onFrame(answer(listing, { tools: [] }));
+  // Recorded now: the slow call's answer comes in a later batch.
+  t.type(recorder.instanceIdOf(slow), 'string');
+  recorder.onFrame(answer(slow, { content: [] }));
+  recorder.finish({ exitCode: 0, signal: null });
+  t.ok(await reporter.flush(5000));
+  await waitFor(() => texts.some((text) => text.includes('"run.finished"')), 5000, 'the end');
+  const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>);
+  const of = (frame: Frame): string[] => events.filter((e) => e.instanceId === frame.instanceId).map((e) => e.type as string);
+  t.same(of(quick), ['instance.completed'], 'answered in the same batch: one event');
+  t.same(of(listing), ['instance.completed'], 'a protocol call too');
+  t.same(of(slow), ['instance.started', 'instance.finished'], 'answered after its batch: a start, then an end');
+  t.same(of(failing), ['instance.started', 'instance.error'], 'a failure is recorded as it always is');
+  const completed = events.find((e) => e.instanceId === quick.instanceId) as Record<string, unknown>;
+  t.equal(completed.output, '[hidden]', 'hidden results stay hidden in the one event');
+  t.same(completed.input, { name: 'echo' });
+  t.ok((completed.endT as number) - (completed.t as number) >= 4, 'it starts when the request passed and ends when the answer did');
+  const protocolEnd = events.find((e) => e.type === 'instance.finished' && (e.output as { calls?: number } | undefined)?.calls !== undefined);
+  t.same(protocolEnd?.output, { calls: 1, errors: 0, stdoutNoise: 0 }, 'the protocol totals count it');
+  const order = events.filter((e) => e.runId === recorder.runId && e.seq !== 0).map((e) => e.seq as number);
+  t.same(order, [...order].sort((a, b) => a - b), 'events go out in order, each call where its request stands');
+  const ids = [quick, slow, failing, listing].map((f) => f.instanceId);
+  const starts = events.filter((e) => ids.includes(e.instanceId as string) && (e.type === 'instance.completed' || e.type === 'instance.started'));
+  t.same(starts.map((e) => e.instanceId), ids, 'in the order the requests came');
 });
 
 t.test('detached, a burst longer than the buffer: the newest events are kept, the rest are counted as dropped', async (t) => {

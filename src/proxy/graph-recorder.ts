@@ -25,7 +25,7 @@ export const MAX_RECORDED_FRAME_BYTES = 1024 * 1024;
  * is at most this much later than the wire.
  */
 export const RECORD_DELAY_MS = 20;
-/** The most frames that wait to be recorded (fewer when the reporter keeps fewer events). */
+/** The most frames that wait to be recorded (fewer, detached, when the reporter keeps fewer events). */
 const MAX_WAITING_FRAMES = 4096;
 /** Bytes of waiting frames beyond which they are recorded at once: what they hold on to stays small. */
 const MAX_WAITING_BYTES = 1024 * 1024;
@@ -276,13 +276,14 @@ export class GraphRecorder {
   #errors = 0;
   #noise = 0;
   #finished = false;
+  readonly #detachedLimit: number;
 
   constructor(options: GraphRecorderOptions) {
     this.#reporter = options.reporter;
-    // As many frames wait as the reporter keeps events: no more than that many could be kept anyway.
-    const slots = Math.max(1, Math.min(options.reporter.capacity, MAX_WAITING_FRAMES));
-    this.#waiting = new Array<Frame | undefined>(slots).fill(undefined);
-    this.#waitingSince = new Float64Array(slots);
+    // Detached, as many frames wait as the reporter keeps events: no more than that many could be kept anyway.
+    this.#detachedLimit = Math.max(1, Math.min(options.reporter.capacity, MAX_WAITING_FRAMES));
+    this.#waiting = new Array<Frame | undefined>(MAX_WAITING_FRAMES).fill(undefined);
+    this.#waitingSince = new Float64Array(MAX_WAITING_FRAMES);
     this.#hide = options.hide;
     const label = sessionLabel(options.command, options.args, options.hide.inputs);
     const commandLine = options.hide.inputs
@@ -314,13 +315,15 @@ export class GraphRecorder {
   onFrame(frame: Frame): void {
     if (this.#finished) return;
     const slots = this.#waiting.length;
-    if (this.#count === slots) {
-      // Full. Attached, everything goes to the debugger: record it all now.
-      // Detached, the reporter would keep only the newest events: the
-      // oldest frame is recorded in what it changes, its events counted as
-      // dropped (see flush), and its place taken.
-      if (this.#reporter.attached) this.flush();
-      else this.#recordOldestUnkept();
+    // Full. Attached, everything goes to the debugger: record it all now
+    // (a whole burst of calls waits, so that most are recorded with their
+    // answers, see #pairCalls). Detached, the reporter would keep only the
+    // newest events: the oldest frame is recorded in what it changes, its
+    // events counted as dropped (see flush), and its place taken.
+    if (this.#reporter.attached) {
+      if (this.#count === slots) this.flush();
+    } else {
+      while (this.#count >= this.#detachedLimit) this.#recordOldestUnkept();
     }
     const slot = (this.#head + this.#count) % slots;
     this.#waiting[slot] = frame;
@@ -344,8 +347,29 @@ export class GraphRecorder {
    */
   flush(): void {
     this.#timerArmed = false;
+    if (this.#count > 1) this.#pairCalls();
     while (this.#count > 0) this.#recordOldest();
     this.#reportDropped();
+  }
+
+  /**
+   * Find the calls whose request and answer both wait now: each is recorded
+   * as one `instance.completed` event where its request stands, instead of
+   * a start and an end (half the events for the debugger to take in, and
+   * its record of the call is the same). Only answers that end the call
+   * well: an error is recorded as it always is. Frames already recorded
+   * have their instance id; a request that waits has none yet.
+   */
+  #pairCalls(): void {
+    const slots = this.#waiting.length;
+    for (let i = 0, slot = this.#head; i < this.#count; i++, slot = slot + 1 === slots ? 0 : slot + 1) {
+      const frame = this.#waiting[slot] as Frame;
+      if (frame.type !== 'response' || frame.isError === true) continue;
+      const request = frame.request;
+      if (request === undefined || request.instanceId !== undefined || request.answer !== undefined || request.node === undefined) continue;
+      request.answer = frame;
+      request.answeredAt = this.#waitingSince[slot] as number;
+    }
   }
 
   #recordOldestUnkept(): void {
@@ -527,6 +551,12 @@ export class GraphRecorder {
     reporter.sendComplete(runId, { type: 'instance.started', instanceId, node, input, runId, seq: reporter.nextSeq(runId), t: this.#now() }, held);
   }
 
+  #completed(instanceId: string, node: NodeDeclaration, input: unknown, output: unknown, endT: number, held: number): void {
+    const reporter = this.#reporter;
+    const runId = this.runId;
+    reporter.sendComplete(runId, { type: 'instance.completed', instanceId, node, input, output, endT, runId, seq: reporter.nextSeq(runId), t: this.#now() }, held);
+  }
+
   #ended(instanceId: string, output: unknown, held: number): void {
     const reporter = this.#reporter;
     const runId = this.runId;
@@ -571,9 +601,18 @@ export class GraphRecorder {
     const notification = frame.type === 'notification';
     if (this.#dropping) this.#drop(notification ? 2 : 1);
     else {
-      if (this.#hide.inputs) this.#started(instanceId, declared(node), HIDDEN, 0);
-      else this.#started(instanceId, declared(node), recorded(frame, this.#sourceOf(frame), paramsOf), recordedBytes(frame));
-      if (notification) this.#ended(instanceId, undefined, 0);
+      const input = this.#hide.inputs ? HIDDEN : recorded(frame, this.#sourceOf(frame), paramsOf);
+      const held = this.#hide.inputs ? 0 : recordedBytes(frame);
+      const answer = frame.answer;
+      if (answer !== undefined) {
+        // Answered in the same batch (see #pairCalls): one event for both.
+        const hideResult = this.#hide.toolResults && frame.method === 'tools/call';
+        const output = hideResult ? HIDDEN : recorded(answer, this.#sourceOf(answer), resultOf);
+        this.#completed(instanceId, declared(node), input, output, frame.answeredAt, held + (hideResult ? 0 : recordedBytes(answer)));
+      } else {
+        this.#started(instanceId, declared(node), input, held);
+        if (notification) this.#ended(instanceId, undefined, 0);
+      }
     }
     if (notification) return;
     this.#open.add(frame);
@@ -600,6 +639,8 @@ export class GraphRecorder {
       const result = messageOf(frame)?.result;
       if (record(result)) this.#meta({ protocolVersion: result.protocolVersion, serverInfo: result.serverInfo });
     }
+    // Recorded with its request, in one event.
+    if (request.answer === frame) return;
     if (this.#dropping) {
       if (frame.isError === true && protocol) this.#errors++;
       return this.#drop(1);

@@ -55,22 +55,20 @@ export function deferredBytes(event: object): number {
  * as it is when the whole frame is parsed.
  */
 export class JsonSlice<S = unknown> extends DeferredValue<S> {
-  readonly #buf: Buffer;
-  readonly #start: number;
-  readonly #end: number;
+  /** The bytes the value's JSON is in, from `start` to `end`. */
+  readonly buf: Buffer;
+  readonly start: number;
+  readonly end: number;
 
   constructor(bytes: number, compute: (source: S) => unknown, source: S, buf: Buffer, start: number, end: number) {
     super(bytes, compute, source);
-    this.#buf = buf;
-    this.#start = start;
-    this.#end = end;
+    this.buf = buf;
+    this.start = start;
+    this.end = end;
   }
 
-  /** The value's JSON text, or undefined if its bytes are not strictly valid JSON. */
-  text(): string | undefined {
-    const buf = this.#buf;
-    const start = this.#start;
-    const end = this.#end;
-    return isStrictJson(buf, start, end) ? buf.toString('utf8', start, end) : undefined;
+  /** True if the bytes are strictly valid JSON (their UTF-8 is the writer's to check). */
+  isStrict(): boolean {
+    return isStrictJson(this.buf, this.start, this.end);
   }
 }

@@ -159,6 +159,20 @@ export interface InstanceStartedEvent extends EventBase {
   node: NodeDeclaration;
   input?: unknown;
 }
+/**
+ * An execution that began and ended well between two of the reporter's
+ * batches, in one event: its start and its end. `t` is when it began (the
+ * event stands where its start would), `endT` when it ended.
+ */
+export interface InstanceCompletedEvent extends EventBase {
+  type: 'instance.completed';
+  instanceId: string;
+  node: NodeDeclaration;
+  input?: unknown;
+  output?: unknown;
+  /** Milliseconds since the epoch. */
+  endT: number;
+}
 /** An execution ended well. */
 export interface InstanceFinishedEvent extends EventBase {
   type: 'instance.finished';
@@ -213,6 +227,7 @@ export type RunEvent =
   | RunMetaEvent
   | RunFinishedEvent
   | InstanceStartedEvent
+  | InstanceCompletedEvent
   | InstanceFinishedEvent
   | InstanceErrorEvent
   | InstanceReopenedEvent

@@ -507,7 +507,7 @@ export class Reporter extends EventEmitter {
           batch.push(...again);
         }
         for (; room > 0 && this.#size > 0; room--) batch.push(this.#shift());
-        ws.send(encodeBatch(batch), (error) => {
+        ws.send(encodeBatch(batch), { binary: false }, (error) => {
           // Never written (the connection dropped under it): send it again
           // on the next connection; the server ignores any seq it already has.
           if (error) this.#unsent.push(...batch);

@@ -85,7 +85,7 @@ export class RunReplay {
       if (event.seq <= this.lastSeq) return false;
       this.lastSeq = event.seq;
     }
-    this.lastT = Math.max(this.lastT, event.t);
+    this.lastT = Math.max(this.lastT, event.type === 'instance.completed' ? event.endT : event.t);
     switch (event.type) {
       case 'run.started':
         if (this.lastSeq === 0) {
@@ -112,6 +112,10 @@ export class RunReplay {
         return true;
       case 'instance.started':
         return this.#start(event.instanceId, event.node, event.input, event.t);
+      case 'instance.completed':
+        if (!this.#start(event.instanceId, event.node, event.input, event.t)) return false;
+        this.#end(event.instanceId, event.output, undefined, event.endT);
+        return true;
       case 'instance.finished':
         return this.#end(event.instanceId, event.output, undefined, event.t);
       case 'instance.error':

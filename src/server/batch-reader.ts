@@ -20,14 +20,16 @@ const bytes = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charC
 const STARTED = bytes('{"type":"instance.started","instanceId":"');
 const FINISHED = bytes('{"type":"instance.finished","instanceId":"');
 const ERRORED = bytes('{"type":"instance.error","instanceId":"');
+const COMPLETED = bytes('{"type":"instance.completed","instanceId":"');
 const NODE = bytes(',"node":');
 const INPUT = bytes(',"input":');
 const OUTPUT = bytes(',"output":');
 const ERROR = bytes(',"error":');
+const END_TIME = bytes(',"endT":');
 const RUN_ID = bytes(',"runId":"');
 const SEQ = bytes(',"seq":');
 const TIME = bytes(',"t":');
-/** Where the three layouts above first differ: `s`, `f` or `e` of `instance.`. */
+/** Where the layouts above first differ: `s`, `f`, `e` or `c` after `instance.`. */
 const TYPE_LETTER_AT = 18;
 
 /** The most distinct node declarations remembered per connection. */
@@ -132,7 +134,7 @@ export class BatchReader {
   /** An execution's event in the reporter's own layout, or -1 (nothing pushed). */
   #readExecution(buf: Buffer, at: number, end: number, events: RunEvent[]): number {
     const letter = buf[at + TYPE_LETTER_AT];
-    const head = letter === 0x73 ? STARTED : letter === 0x66 ? FINISHED : letter === 0x65 ? ERRORED : undefined;
+    const head = letter === 0x73 ? STARTED : letter === 0x66 ? FINISHED : letter === 0x65 ? ERRORED : letter === 0x63 ? COMPLETED : undefined;
     if (head === undefined || !startsWith(buf, at, end, head)) return -1;
     let k = at + head.length;
     const idEnd = plainStringEnd(buf, k, end);
@@ -141,9 +143,12 @@ export class BatchReader {
     k = idEnd + 1;
 
     let node: NodeDeclaration | undefined;
-    let value: RawJson | undefined;
+    let input: RawJson | undefined;
+    let output: RawJson | undefined;
     let error: unknown;
-    if (head === STARTED) {
+    let endT = 0;
+    const started = head === STARTED || head === COMPLETED;
+    if (started) {
       if (!startsWith(buf, k, end, NODE)) return -1;
       k += NODE.length;
       const nodeEnd = jsonValueEnd(buf, k, end);
@@ -152,13 +157,19 @@ export class BatchReader {
       if (node === undefined) return -1;
       k = nodeEnd;
     }
-    const valueKey = head === STARTED ? INPUT : OUTPUT;
-    if (startsWith(buf, k, end, valueKey)) {
-      k += valueKey.length;
-      const valueEnd = jsonValueEnd(buf, k, end);
-      if (valueEnd === -1) return -1;
-      value = new RawJson(buf.toString('utf8', k, valueEnd));
-      k = valueEnd;
+    if (started && startsWith(buf, k, end, INPUT)) {
+      k += INPUT.length;
+      const inputEnd = jsonValueEnd(buf, k, end);
+      if (inputEnd === -1) return -1;
+      input = new RawJson(buf.toString('utf8', k, inputEnd));
+      k = inputEnd;
+    }
+    if (head !== STARTED && startsWith(buf, k, end, OUTPUT)) {
+      k += OUTPUT.length;
+      const outputEnd = jsonValueEnd(buf, k, end);
+      if (outputEnd === -1) return -1;
+      output = new RawJson(buf.toString('utf8', k, outputEnd));
+      k = outputEnd;
     }
     if (head === ERRORED) {
       if (!startsWith(buf, k, end, ERROR)) return -1;
@@ -171,6 +182,14 @@ export class BatchReader {
         return -1;
       }
       k = errorEnd;
+    }
+    if (head === COMPLETED) {
+      if (!startsWith(buf, k, end, END_TIME)) return -1;
+      k += END_TIME.length;
+      const endTEnd = digitsEnd(buf, k, end);
+      if (endTEnd === -1) return -1;
+      endT = digitsValue(buf, k, endTEnd);
+      k = endTEnd;
     }
 
     if (!startsWith(buf, k, end, RUN_ID)) return -1;
@@ -193,11 +212,13 @@ export class BatchReader {
 
     // One object shape per kind, with the fields in the order they came.
     const event: unknown =
-      head === STARTED
-        ? { type: 'instance.started', instanceId, node, input: value, runId, seq, t }
-        : head === FINISHED
-          ? { type: 'instance.finished', instanceId, output: value, runId, seq, t }
-          : { type: 'instance.error', instanceId, output: value, error, runId, seq, t };
+      head === COMPLETED
+        ? { type: 'instance.completed', instanceId, node, input, output, endT, runId, seq, t }
+        : head === STARTED
+          ? { type: 'instance.started', instanceId, node, input, runId, seq, t }
+          : head === FINISHED
+            ? { type: 'instance.finished', instanceId, output, runId, seq, t }
+            : { type: 'instance.error', instanceId, output, error, runId, seq, t };
     const valid = validateEvent(event);
     if (valid === undefined) return -1;
     events.push(valid);

@@ -57,6 +57,9 @@ export function validateEvent(value: unknown): RunEvent | undefined {
     case 'instance.started':
       ok = isText(e.instanceId) && validNode(e.node);
       break;
+    case 'instance.completed':
+      ok = isText(e.instanceId) && validNode(e.node) && typeof e.endT === 'number' && Math.abs(e.endT) <= MAX_T;
+      break;
     case 'instance.finished':
     case 'instance.reopened':
       ok = isText(e.instanceId);

@@ -111,6 +111,13 @@ export interface Frame {
    * observer that records runs (the proxy's graph recorder).
    */
   instanceId?: string;
+  /**
+   * For a request: its answer, when an observer records the two together
+   * (the graph recorder, when both wait in the same batch), and the time
+   * that answer passed (ms since the epoch; NaN until then).
+   */
+  answer?: Frame;
+  answeredAt: number;
 }
 
 /**
@@ -136,6 +143,11 @@ export function newFrame(raw: Buffer, direction: Direction, seq: number, termina
     payloadStart: -1,
     payloadEnd: -1,
     instanceId: undefined,
+    answer: undefined,
+    // A time does not fit a small integer: starting from one, the first
+    // time stored would change every frame's object shape (and throw away
+    // the optimised code of every stage that reads frames).
+    answeredAt: Number.NaN,
   };
 }
 
