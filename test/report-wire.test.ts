@@ -122,6 +122,18 @@ async function listen(t: Test, port: number, texts: string[]): Promise<WebSocket
   return wss;
 }
 
+/** A recorder reporting to a socket that keeps every message in `texts`, attached before it starts. */
+async function attachedRecorder(t: Test, options: { toolResults?: boolean; maxBufferedEvents?: number } = {}): Promise<{ reporter: Reporter; recorder: GraphRecorder; texts: string[] }> {
+  const port = await freePort();
+  const texts: string[] = [];
+  await listen(t, port, texts);
+  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20, ...(options.maxBufferedEvents === undefined ? {} : { maxBufferedEvents: options.maxBufferedEvents }) });
+  t.teardown(() => reporter.close());
+  t.ok(await reporter.waitForAttach(5000), 'attached');
+  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: options.toolResults ?? false } });
+  return { reporter, recorder, texts };
+}
+
 async function capture(t: Test, attachFirst: boolean): Promise<string[]> {
   const port = await freePort();
   const texts: string[] = [];
@@ -170,13 +182,7 @@ t.test('instance ids: mcp_1, mcp_2, … spelled right across every carry', async
 });
 
 t.test('calls left open end in the order they were opened, however many are in flight', async (t) => {
-  const port = await freePort();
-  const texts: string[] = [];
-  await listen(t, port, texts);
-  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20, maxBufferedEvents: 100_000 });
-  t.teardown(() => reporter.close());
-  t.ok(await reporter.waitForAttach(5000));
-  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  const { reporter, recorder, texts } = await attachedRecorder(t, { maxBufferedEvents: 100_000 });
   // What the recorder must do, modelled with a Map (insertion order).
   const model = new Map<Frame, true>();
   const frames: Frame[] = [];
@@ -218,13 +224,7 @@ t.test('calls left open end in the order they were opened, however many are in f
 });
 
 t.test('frames are recorded a little after they pass, each at the time it passed', async (t) => {
-  const port = await freePort();
-  const texts: string[] = [];
-  await listen(t, port, texts);
-  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20 });
-  t.teardown(() => reporter.close());
-  t.ok(await reporter.waitForAttach(5000));
-  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  const { reporter, recorder, texts } = await attachedRecorder(t);
   const before = reporter.pending;
   const request = call(1, 'tools/call', { name: 'echo' }, tool('echo'));
   const passed = Date.now();
@@ -255,13 +255,7 @@ t.test('frames are recorded a little after they pass, each at the time it passed
 });
 
 t.test('a call answered before it is recorded is one event; one answered later, a start and an end', async (t) => {
-  const port = await freePort();
-  const texts: string[] = [];
-  await listen(t, port, texts);
-  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20 });
-  t.teardown(() => reporter.close());
-  t.ok(await reporter.waitForAttach(5000));
-  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: true } });
+  const { reporter, recorder, texts } = await attachedRecorder(t, { toolResults: true });
   const quick = call(1, 'tools/call', { name: 'echo' }, tool('echo'), 1);
   const slow = call(2, 'tools/call', { name: 'slow' }, tool('slow'), 2);
   const failing = call(3, 'tools/call', { name: 'fail' }, tool('fail'), 3);

@@ -87,30 +87,23 @@ class BatchWriter {
 
   /** Bytes copied as they are. False (nothing written) if they are not valid UTF-8. */
   utf8(source: Buffer, start: number, end: number): boolean {
-    const length = end - start;
-    this.room(length);
-    if (length > SHORT) {
-      if (!isUtf8(source.subarray(start, end))) return false;
-      source.copy(this.buf, this.at, start, end);
-      this.at += length;
-      return true;
-    }
+    if (end - start > SHORT) return this.checked(source, start, end);
+    this.room(end - start);
     const buf = this.buf;
     let at = this.at;
     for (let i = start; i < end; i++) {
       const byte = source[i] as number;
-      // Not ASCII: the check decides, and the copy is done natively.
-      if (byte >= 0x80) return this.utf8Slow(source, start, end);
+      // Not ASCII: the check decides.
+      if (byte >= 0x80) return this.checked(source, start, end);
       buf[at++] = byte;
     }
     this.at = at;
     return true;
   }
 
-  utf8Slow(source: Buffer, start: number, end: number): boolean {
+  checked(source: Buffer, start: number, end: number): boolean {
     if (!isUtf8(source.subarray(start, end))) return false;
-    source.copy(this.buf, this.at, start, end);
-    this.at += end - start;
+    this.raw(source, start, end);
     return true;
   }
 

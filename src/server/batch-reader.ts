@@ -88,6 +88,8 @@ export class BatchReader {
   #lastNode: NodeDeclaration | undefined;
   #lastRunIdBytes: Buffer = Buffer.alloc(0);
   #lastRunId = '';
+  /** Where {@link #readExecution} is reading. */
+  #k = 0;
 
   /**
    * The events of a message that is a compact JSON array of event objects
@@ -136,11 +138,11 @@ export class BatchReader {
     const letter = buf[at + TYPE_LETTER_AT];
     const head = letter === 0x73 ? STARTED : letter === 0x66 ? FINISHED : letter === 0x65 ? ERRORED : letter === 0x63 ? COMPLETED : undefined;
     if (head === undefined || !startsWith(buf, at, end, head)) return -1;
-    let k = at + head.length;
-    const idEnd = plainStringEnd(buf, k, end);
+    this.#k = at + head.length;
+    const idStart = this.#k;
+    const idEnd = this.#quoted(buf, end);
     if (idEnd === -1) return -1;
-    const instanceId = buf.toString('latin1', k, idEnd);
-    k = idEnd + 1;
+    const instanceId = buf.toString('latin1', idStart, idEnd);
 
     let node: NodeDeclaration | undefined;
     let input: RawJson | undefined;
@@ -149,66 +151,47 @@ export class BatchReader {
     let endT = 0;
     const started = head === STARTED || head === COMPLETED;
     if (started) {
-      if (!startsWith(buf, k, end, NODE)) return -1;
-      k += NODE.length;
-      const nodeEnd = jsonValueEnd(buf, k, end);
-      if (nodeEnd === -1) return -1;
-      node = this.#node(buf, k, nodeEnd);
+      if (!this.#literal(buf, end, NODE)) return -1;
+      const nodeStart = this.#k;
+      const nodeEnd = this.#value(buf, end);
+      node = nodeEnd === -1 ? undefined : this.#node(buf, nodeStart, nodeEnd);
       if (node === undefined) return -1;
-      k = nodeEnd;
     }
-    if (started && startsWith(buf, k, end, INPUT)) {
-      k += INPUT.length;
-      const inputEnd = jsonValueEnd(buf, k, end);
-      if (inputEnd === -1) return -1;
-      input = new RawJson(buf.toString('utf8', k, inputEnd));
-      k = inputEnd;
+    if (started && this.#literal(buf, end, INPUT)) {
+      input = this.#rawJson(buf, end);
+      if (input === undefined) return -1;
     }
-    if (head !== STARTED && startsWith(buf, k, end, OUTPUT)) {
-      k += OUTPUT.length;
-      const outputEnd = jsonValueEnd(buf, k, end);
-      if (outputEnd === -1) return -1;
-      output = new RawJson(buf.toString('utf8', k, outputEnd));
-      k = outputEnd;
+    if (head !== STARTED && this.#literal(buf, end, OUTPUT)) {
+      output = this.#rawJson(buf, end);
+      if (output === undefined) return -1;
     }
     if (head === ERRORED) {
-      if (!startsWith(buf, k, end, ERROR)) return -1;
-      k += ERROR.length;
-      const errorEnd = jsonValueEnd(buf, k, end);
+      if (!this.#literal(buf, end, ERROR)) return -1;
+      const errorStart = this.#k;
+      const errorEnd = this.#value(buf, end);
       if (errorEnd === -1) return -1;
       try {
-        error = JSON.parse(buf.toString('utf8', k, errorEnd));
+        error = JSON.parse(buf.toString('utf8', errorStart, errorEnd));
       } catch {
         return -1;
       }
-      k = errorEnd;
     }
     if (head === COMPLETED) {
-      if (!startsWith(buf, k, end, END_TIME)) return -1;
-      k += END_TIME.length;
-      const endTEnd = digitsEnd(buf, k, end);
-      if (endTEnd === -1) return -1;
-      endT = digitsValue(buf, k, endTEnd);
-      k = endTEnd;
+      if (!this.#literal(buf, end, END_TIME)) return -1;
+      endT = this.#integer(buf, end);
+      if (endT === -1) return -1;
     }
 
-    if (!startsWith(buf, k, end, RUN_ID)) return -1;
-    k += RUN_ID.length;
-    const runIdEnd = plainStringEnd(buf, k, end);
+    if (!this.#literal(buf, end, RUN_ID)) return -1;
+    const runIdStart = this.#k;
+    const runIdEnd = this.#quoted(buf, end);
     if (runIdEnd === -1) return -1;
-    const runId = this.#runId(buf, k, runIdEnd);
-    k = runIdEnd + 1;
-    if (!startsWith(buf, k, end, SEQ)) return -1;
-    k += SEQ.length;
-    const seqEnd = digitsEnd(buf, k, end);
-    if (seqEnd === -1) return -1;
-    const seq = digitsValue(buf, k, seqEnd);
-    k = seqEnd;
-    if (!startsWith(buf, k, end, TIME)) return -1;
-    k += TIME.length;
-    const tEnd = digitsEnd(buf, k, end);
-    if (tEnd === -1 || buf[tEnd] !== CLOSE_OBJECT) return -1;
-    const t = digitsValue(buf, k, tEnd);
+    const runId = this.#runId(buf, runIdStart, runIdEnd);
+    if (!this.#literal(buf, end, SEQ)) return -1;
+    const seq = this.#integer(buf, end);
+    if (seq === -1 || !this.#literal(buf, end, TIME)) return -1;
+    const t = this.#integer(buf, end);
+    if (t === -1 || buf[this.#k] !== CLOSE_OBJECT) return -1;
 
     // One object shape per kind, with the fields in the order they came.
     const event: unknown =
@@ -222,7 +205,48 @@ export class BatchReader {
     const valid = validateEvent(event);
     if (valid === undefined) return -1;
     events.push(valid);
-    return tEnd + 1;
+    return this.#k + 1;
+  }
+
+  // Reading an execution's fields: each step starts at the cursor and moves
+  // it past what it read, or returns its mark of failure (-1, false,
+  // undefined) and the event is read the plain way.
+
+  /** The bytes of `literal`. */
+  #literal(buf: Buffer, end: number, literal: Uint8Array): boolean {
+    if (!startsWith(buf, this.#k, end, literal)) return false;
+    this.#k += literal.length;
+    return true;
+  }
+
+  /** The text of a plain string (its opening quote already read): the index of its closing quote. */
+  #quoted(buf: Buffer, end: number): number {
+    const close = plainStringEnd(buf, this.#k, end);
+    if (close !== -1) this.#k = close + 1;
+    return close;
+  }
+
+  /** A non-negative integer in plain digits (no sign, fraction or exponent). */
+  #integer(buf: Buffer, end: number): number {
+    const digitsStop = digitsEnd(buf, this.#k, end);
+    if (digitsStop === -1) return -1;
+    const value = digitsValue(buf, this.#k, digitsStop);
+    this.#k = digitsStop;
+    return value;
+  }
+
+  /** A strictly valid JSON value: where it ends. */
+  #value(buf: Buffer, end: number): number {
+    const valueEnd = jsonValueEnd(buf, this.#k, end);
+    if (valueEnd !== -1) this.#k = valueEnd;
+    return valueEnd;
+  }
+
+  /** A strictly valid JSON value, kept as its text. */
+  #rawJson(buf: Buffer, end: number): RawJson | undefined {
+    const valueStart = this.#k;
+    const valueEnd = this.#value(buf, end);
+    return valueEnd === -1 ? undefined : new RawJson(buf.toString('utf8', valueStart, valueEnd));
   }
 
   /** The node declared by the JSON at `[start, end)`: the same object for the same text. */

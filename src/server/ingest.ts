@@ -50,31 +50,34 @@ export class ReporterConnection implements HoldOwner {
 
   /** Apply one message: an event or an array of them. */
   #receive(data: WebSocket.RawData, owners: Map<string, ReporterConnection>): boolean {
+    const message = this.#read(data);
+    if (message === undefined) return false;
+    const { events, batch } = message;
+    for (let i = 0; i < events.length; i++) this.#apply(events[i] as RunEvent, batch, i, owners);
+    return true;
+  }
+
+  /** A message's events, every one valid, and their text if it can be logged as it came; undefined if malformed. */
+  #read(data: WebSocket.RawData): { events: RunEvent[]; batch: BatchText | undefined } | undefined {
     const bytes = Buffer.isBuffer(data) ? data : undefined;
     // A reporter's batch, read from its bytes; anything else the plain way.
     const read = bytes === undefined ? undefined : this.#reader.read(bytes);
-    if (read !== undefined) {
-      const batch = new BatchText(bytes as Buffer, read.ends);
-      for (let i = 0; i < read.events.length; i++) this.#apply(read.events[i] as RunEvent, batch, i, owners);
-      return true;
-    }
+    if (read !== undefined) return { events: read.events, batch: new BatchText(bytes as Buffer, read.ends) };
     const text = data.toString();
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      return false;
+      return undefined;
     }
     const items = Array.isArray(parsed) ? parsed : [parsed];
     for (const item of items) {
-      if (validateEvent(item) === undefined) return false;
+      if (validateEvent(item) === undefined) return undefined;
     }
     const events = items as RunEvent[];
     // Each event's own text, to log (and feed) without stringifying it again.
     const ends = Array.isArray(parsed) ? arrayElementEnds(text, events.length) : undefined;
-    const batch = ends === undefined ? undefined : new BatchText(text, ends, bytes);
-    for (let i = 0; i < events.length; i++) this.#apply(events[i] as RunEvent, batch, i, owners);
-    return true;
+    return { events, batch: ends === undefined ? undefined : new BatchText(text, ends, bytes) };
   }
 
   #apply(event: RunEvent, batch: BatchText | undefined, index: number, owners: Map<string, ReporterConnection>): void {
