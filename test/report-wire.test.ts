@@ -254,6 +254,31 @@ t.test('frames are recorded a little after they pass, each at the time it passed
   t.same(order, [...order].sort((a, b) => a - b), 'events go out in order');
 });
 
+t.test('detached, frames wait unrecorded until a debugger attaches, then go at once with their own times', async (t) => {
+  const port = await freePort();
+  const texts: string[] = [];
+  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20 });
+  t.teardown(() => reporter.close());
+  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  const before = reporter.pending;
+  const request = call(1, 'tools/call', { name: 'echo', arguments: { text: 'early' } }, tool('echo'));
+  const passed = Date.now();
+  recorder.onFrame(request);
+  recorder.onFrame(answer(request, { content: [{ type: 'text', text: 'early' }] }));
+  await new Promise((resolve) => setTimeout(resolve, RECORD_DELAY_MS * 4));
+  t.equal(reporter.attached, false, 'nobody is listening yet');
+  t.equal(request.instanceId, undefined, 'no instance built while nobody could see it');
+  t.equal(reporter.pending, before, 'no event queued for the frames');
+  await listen(t, port, texts);
+  t.ok(await reporter.waitForAttach(5000), 'attached later');
+  await waitFor(() => texts.some((text) => text.includes('"instance.completed"')), 5000, 'the call, sent once attached');
+  const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>).filter((e) => e.runId === recorder.runId);
+  const completed = events.find((e) => e.type === 'instance.completed');
+  t.equal(completed?.instanceId, request.instanceId, 'recorded on attach as one event');
+  t.same(completed?.input, { name: 'echo', arguments: { text: 'early' } });
+  t.ok(completed && Math.abs((completed.t as number) - passed) <= 5, 'it carries the time the request passed, not the time of the attach');
+  recorder.finish({ exitCode: 0, signal: null });
+});
 t.test('a call answered before it is recorded is one event; one answered later, a start and an end', async (t) => {
   const { reporter, recorder, texts } = await attachedRecorder(t, { toolResults: true });
   const quick = call(1, 'tools/call', { name: 'echo' }, tool('echo'), 1);
