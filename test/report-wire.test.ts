@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { WebSocketServer } from 'ws';
-import { GraphRecorder, MAX_RECORDED_FRAME_BYTES, RECORD_DELAY_MS } from '../src/proxy/graph-recorder.js';
+import { GraphRecorder, MAX_RECORDED_FRAME_BYTES, PAIR_WAIT_MS, RECORD_DELAY_MS } from '../src/proxy/graph-recorder.js';
 import { IdSequence } from '../src/report/id-sequence.js';
 import { Reporter } from '../src/report/reporter.js';
 import { newFrame, type Direction, type Frame, type FrameType, type NodeRef } from '../src/streams/frame.js';
@@ -313,6 +313,88 @@ t.test('a call answered before it is recorded is one event; one answered later, 
   const ids = [quick, slow, failing, listing].map((f) => f.instanceId);
   const starts = events.filter((e) => ids.includes(e.instanceId as string) && (e.type === 'instance.completed' || e.type === 'instance.started'));
   t.same(starts.map((e) => e.instanceId), ids, 'in the order the requests came');
+});
+
+t.test('the timer waits for calls in flight: answered soon, one event; slow, a start once it is old enough', async (t) => {
+  const { reporter, recorder, texts } = await attachedRecorder(t);
+  // When each message reached the debugger, by its position in `texts`.
+  const arrived: number[] = [];
+  const seen = setInterval(() => {
+    while (arrived.length < texts.length) arrived.push(Date.now());
+  }, 1);
+  t.teardown(() => clearInterval(seen));
+  // A request every 2 ms for ~120 ms (several timer turns), each answered
+  // after 0, 1 or 3 ms, every fifth after 30 ms.
+  const delays: number[] = [];
+  const calls: Frame[] = [];
+  const pending: Promise<void>[] = [];
+  for (let i = 1; i <= 60; i++) {
+    const request = call(i, 'tools/call', { name: 'echo', arguments: { n: i } }, tool('echo'), i);
+    calls.push(request);
+    recorder.onFrame(request);
+    const delay = i % 5 === 0 ? 30 : [0, 1, 3][i % 3] as number;
+    delays.push(delay);
+    pending.push(new Promise((resolve) => setTimeout(resolve, delay)).then(() => recorder.onFrame(answer(request, { content: [] }))));
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  await Promise.all(pending);
+  // Everything is answered: the timer records the rest on its own.
+  await waitFor(() => calls.every((c) => c.instanceId !== undefined), 2000, 'every call recorded by the timer');
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const byTimer = texts.length;
+  while (arrived.length < texts.length) arrived.push(Date.now());
+  clearInterval(seen);
+  recorder.finish({ exitCode: 0, signal: null });
+  t.ok(await reporter.flush(5000));
+  await waitFor(() => texts.some((text) => text.includes('"run.finished"')), 5000, 'the end');
+  const sent = texts.slice(0, byTimer).flatMap((text, i) => (JSON.parse(text) as Array<Record<string, unknown>>).map((e) => ({ e, at: arrived[i] as number })));
+  const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>);
+  const of = (frame: Frame) => events.filter((e) => e.instanceId === frame.instanceId);
+  let split = 0;
+  for (const [i, request] of calls.entries()) {
+    const mine = of(request);
+    if (mine.length === 1) {
+      t.equal(mine[0]?.type, 'instance.completed');
+      continue;
+    }
+    split++;
+    t.same(mine.map((e) => e.type), ['instance.started', 'instance.finished'], `call ${i + 1}: a start and an end`);
+    const took = (mine[1]?.t as number) - (mine[0]?.t as number);
+    t.ok(took >= PAIR_WAIT_MS, `call ${i + 1} was split only because its answer took ${took} ms (>= ${PAIR_WAIT_MS}); asked to take ${delays[i]} ms`);
+  }
+  t.ok(split > 0 && split < calls.length, `the slow calls show as running before they end (${split} of ${calls.length} split)`);
+  for (const { e, at } of sent) {
+    if (e.type !== 'instance.started' || (e.node as NodeRef).nodeId !== 'tool:echo') continue;
+    t.ok(at - (e.t as number) >= PAIR_WAIT_MS, `a call in flight went out as running only once ${PAIR_WAIT_MS} ms old (${at - (e.t as number)} ms)`);
+  }
+  const order = events.filter((e) => e.runId === recorder.runId).map((e) => e.seq as number);
+  t.same(order, [...order].sort((a, b) => a - b), 'events go out in order');
+  const starts = events.filter((e) => e.type === 'instance.completed' || (e.type === 'instance.started' && (e.node as NodeRef).nodeId === 'tool:echo'));
+  t.same(starts.map((e) => e.instanceId), calls.map((c) => c.instanceId), 'each call where its request stands');
+});
+
+t.test('attached, a burst larger than the frames that may wait: the older half goes, pairing across both halves', async (t) => {
+  const { reporter, recorder, texts } = await attachedRecorder(t);
+  // 3,000 requests, then their answers, in one turn: more than the 4,096 frames that wait.
+  const calls: Frame[] = [];
+  for (let i = 1; i <= 3000; i++) {
+    const request = call(i, 'tools/call', { name: 'echo', arguments: { n: i } }, tool('echo'), i);
+    calls.push(request);
+    recorder.onFrame(request);
+  }
+  for (const request of calls) recorder.onFrame(answer(request, { content: [] }));
+  recorder.finish({ exitCode: 0, signal: null });
+  t.ok(await reporter.flush(10_000));
+  await waitFor(() => texts.some((text) => text.includes('"run.finished"')), 10_000, 'the end');
+  const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>).filter((e) => e.runId === recorder.runId);
+  const ids = new Set(calls.map((c) => c.instanceId));
+  const count = (type: string): number => events.filter((e) => e.type === type && ids.has(e.instanceId as string)).length;
+  // Full at 4,096 (3,000 requests, 1,096 answers): recording all of them
+  // would split the 1,904 calls whose answers had not come; recording the
+  // older 2,048 splits only the 952 of those among them.
+  t.equal(count('instance.completed') + count('instance.started'), 3000, 'every call recorded once');
+  t.equal(count('instance.started'), count('instance.finished'), 'each split call ends');
+  t.ok(count('instance.completed') >= 2000, `most calls are one event (${count('instance.completed')} of 3000)`);
 });
 
 t.test('detached, a burst longer than the buffer: the newest events are kept, the rest are counted as dropped', async (t) => {

@@ -25,6 +25,13 @@ export const MAX_RECORDED_FRAME_BYTES = 1024 * 1024;
  * is at most this much later than the wire.
  */
 export const RECORD_DELAY_MS = 20;
+/**
+ * How long a call in flight may keep the timer from recording it and what
+ * came after it (see `#recordSettled`): long enough for the calls of a
+ * pipelined burst to be answered, short enough that a slow call shows as
+ * running at once.
+ */
+export const PAIR_WAIT_MS = 10;
 /** The most frames that wait to be recorded (fewer, detached, when the reporter keeps fewer events). */
 const MAX_WAITING_FRAMES = 4096;
 /** Bytes of waiting frames beyond which they are recorded at once: what they hold on to stays small. */
@@ -329,7 +336,7 @@ export class GraphRecorder {
     // newest events: the oldest frame is recorded in what it changes, its
     // events counted as dropped (see flush), and its place taken.
     if (this.#reporter.attached) {
-      if (this.#count === slots) this.flush();
+      if (this.#count === slots) this.#recordOlderHalf();
     } else {
       while (this.#count >= this.#detachedLimit) this.#recordOldestUnkept();
     }
@@ -380,6 +387,41 @@ export class GraphRecorder {
     }
   }
 
+  /**
+   * The timer's record: every waiting frame up to the first call that is
+   * still in flight and younger than {@link PAIR_WAIT_MS}; that call and
+   * what came after it wait for the next turn. A burst of pipelined calls
+   * is then recorded as it is answered, one event per call, instead of
+   * being cut wherever the timer happens to fall. A call that takes longer
+   * is recorded as started once it is that old, so it shows as running.
+   */
+  #recordSettled(): void {
+    this.#timerArmed = false;
+    if (this.#count > 1) this.#pairCalls();
+    const young = Date.now() - PAIR_WAIT_MS;
+    const slots = this.#waiting.length;
+    let settled = 0;
+    for (let slot = this.#head; settled < this.#count; settled++, slot = slot + 1 === slots ? 0 : slot + 1) {
+      const frame = this.#waiting[slot] as Frame;
+      if (frame.type === 'request' && frame.answer === undefined && (this.#waitingSince[slot] as number) > young) break;
+    }
+    for (; settled > 0; settled--) this.#recordOldest();
+    if (this.#count > 0) this.#armTimer();
+  }
+
+  /**
+   * Full, with a debugger attached: record the older half of what waits and
+   * leave the newer half waiting. The pairing looks at every waiting frame,
+   * so a call whose answer is among the newer half still goes out as one
+   * event; recording the whole ring would split every call in flight at
+   * that moment (with 2,000 pipelined calls, a third to half of them) into
+   * a start and an end.
+   */
+  #recordOlderHalf(): void {
+    this.#pairCalls();
+    for (let n = this.#count >> 1; n > 0; n--) this.#recordOldest();
+  }
+
   #recordOldestUnkept(): void {
     this.#dropping = true;
     this.#recordOldest();
@@ -420,7 +462,7 @@ export class GraphRecorder {
       return;
     }
     this.#timer = setTimeout(() => {
-      this.flush();
+      this.#recordSettled();
       // One batch for the debugger too: the reporter need not wait another
       // COALESCE_MS of its own (one wakeup, one message, per delay).
       this.#reporter.sendNow();
