@@ -438,6 +438,39 @@ t.test('detached, a burst longer than the buffer: the newest events are kept, th
   t.ok(kept.some((e) => e.type === 'instance.error' && e.instanceId === open.instanceId), 'the call left open ends as unanswered');
 });
 
+t.test('detached, calls pushed out and never answered: their ends are counted as dropped too', async (t) => {
+  const port = await freePort();
+  const texts: string[] = [];
+  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20, maxBufferedEvents: 10 });
+  t.teardown(() => reporter.close());
+  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  // 30 calls the server never answers, 10 answered ones among them.
+  const calls: Frame[] = [];
+  for (let i = 1; i <= 40; i++) {
+    const request = call(i, 'tools/call', { name: 'echo', arguments: { n: i } }, tool('echo'), i);
+    calls.push(request);
+    recorder.onFrame(request);
+    if (i % 4 === 0) recorder.onFrame(answer(request, { content: [] }));
+  }
+  recorder.finish({ exitCode: 0, signal: null });
+  await listen(t, port, texts);
+  t.ok(await reporter.waitForAttach(5000), 'attached later');
+  t.ok(await reporter.flush(5000), 'flushed');
+  await waitFor(() => texts.some((text) => text.includes('"run.finished"')), 5000, 'the end');
+  const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>).filter((e) => e.runId === recorder.runId);
+  const dropped = events.filter((e) => e.type === 'events.dropped').reduce((sum, e) => sum + (e.count as number), 0);
+  const kept = events.filter((e) => e.type !== 'events.dropped' && e.type !== 'run.started' && !(e.type === 'instance.started' && (e.node as NodeRef).nodeId === 'mcp:session'));
+  // Recorded with nothing dropped, the session is 72 events: the 10 answered
+  // calls one each, the 30 unanswered a start and a NoAnswer each, the
+  // session's end and run.finished. A call whose events are only counted
+  // counts as a start and an end, so up to 82.
+  const total = kept.length + dropped;
+  t.ok(total >= 72 && total <= 82, `every event is either kept or counted as dropped (${kept.length} kept, ${dropped} dropped)`);
+  const unanswered = kept.filter((e) => e.type === 'instance.error' && (e.error as { name: string }).name === 'NoAnswer');
+  t.ok(unanswered.length > 0, 'the newest unanswered calls end as unanswered');
+  t.ok(unanswered.every((e) => calls.slice(-10).some((c) => c.instanceId === e.instanceId)), 'only calls that were kept have events');
+});
+
 t.test('detached, the calls after a burst get the ids they would have had if nothing were dropped', async (t) => {
   const reporter = new Reporter({ port: await freePort(), env: {}, dataDir: tempDir(), connect: false, maxBufferedEvents: 3 });
   t.teardown(() => reporter.close());
@@ -452,8 +485,8 @@ t.test('detached, the calls after a burst get the ids they would have had if not
   }
   recorder.flush();
   t.same(
-    calls.map((frame) => frame.instanceId),
-    ['mcp_9', 'mcp_10', 'mcp_11', 'mcp_12', 'mcp_13', 'mcp_14'],
-    'six noise lines take mcp_3 to mcp_8 whether their events were built or counted',
+    calls.map((frame) => recorder.instanceIdOf(frame)),
+    [undefined, undefined, undefined, 'mcp_12', 'mcp_13', 'mcp_14'],
+    'six noise lines take mcp_3 to mcp_8, and the three calls pushed out (only counted, no id anybody sees) mcp_9 to mcp_11',
   );
 });

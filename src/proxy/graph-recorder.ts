@@ -96,6 +96,14 @@ function recordedBytes(frame: Frame): number {
   return frame.size > MAX_RECORDED_FRAME_BYTES ? 0 : frame.raw.length;
 }
 
+/**
+ * The instanceId of a call whose events were only counted, pushed out while
+ * no debugger was attached (see `#countUnkept`), and of such a call once
+ * answered. Never sent anywhere.
+ */
+const UNKEPT = '[graphmind] not kept';
+const UNKEPT_ANSWERED = '[graphmind] not kept, answered';
+
 /** The longest nodeId `graphmind serve` accepts; a longer one would get the whole batch rejected. */
 export const MAX_NODE_ID_LENGTH = 1024;
 
@@ -263,9 +271,8 @@ export class GraphRecorder {
   /** Instance ids: a per-session counter, `mcp_1`, `mcp_2`, … */
   readonly #ids = new IdSequence('mcp_');
   #protocolInstance: string | undefined;
-  // The frames not recorded yet: a ring, oldest at #head, with the time each one passed.
+  // The frames not recorded yet: a ring, oldest at #head (each carries the time it was read).
   #waiting: Array<Frame | undefined>;
-  #waitingSince: Float64Array;
   #head = 0;
   #count = 0;
   #waitingBytes = 0;
@@ -279,6 +286,8 @@ export class GraphRecorder {
    */
   #dropping = false;
   #droppedEvents = 0;
+  /** Calls counted as {@link UNKEPT} and not answered yet. */
+  #unkeptOpen = 0;
   #calls = 0;
   #errors = 0;
   #noise = 0;
@@ -290,7 +299,6 @@ export class GraphRecorder {
     // Detached, as many frames wait as the reporter keeps events: no more than that many could be kept anyway.
     this.#detachedLimit = Math.max(1, Math.min(options.reporter.capacity, MAX_WAITING_FRAMES));
     this.#waiting = new Array<Frame | undefined>(MAX_WAITING_FRAMES).fill(undefined);
-    this.#waitingSince = new Float64Array(MAX_WAITING_FRAMES);
     this.#hide = options.hide;
     const label = sessionLabel(options.command, options.args, options.hide.inputs);
     const commandLine = options.hide.inputs
@@ -342,7 +350,6 @@ export class GraphRecorder {
     }
     const slot = (this.#head + this.#count) % slots;
     this.#waiting[slot] = frame;
-    this.#waitingSince[slot] = Date.now();
     this.#count++;
     const bytes = (this.#waitingBytes += frame.raw.length);
     if (bytes >= MAX_WAITING_BYTES || frame.size >= RECORD_AT_ONCE_BYTES) this.flush();
@@ -383,7 +390,6 @@ export class GraphRecorder {
       const request = frame.request;
       if (request === undefined || request.instanceId !== undefined || request.answer !== undefined || request.node === undefined) continue;
       request.answer = frame;
-      request.answeredAt = this.#waitingSince[slot] as number;
     }
   }
 
@@ -403,7 +409,7 @@ export class GraphRecorder {
     let settled = 0;
     for (let slot = this.#head; settled < this.#count; settled++, slot = slot + 1 === slots ? 0 : slot + 1) {
       const frame = this.#waiting[slot] as Frame;
-      if (frame.type === 'request' && frame.answer === undefined && (this.#waitingSince[slot] as number) > young) break;
+      if (frame.type === 'request' && frame.answer === undefined && frame.at > young) break;
     }
     for (; settled > 0; settled--) this.#recordOldest();
     if (this.#count > 0) this.#armTimer();
@@ -423,19 +429,65 @@ export class GraphRecorder {
   }
 
   #recordOldestUnkept(): void {
+    const frame = this.#waiting[this.#head] as Frame;
+    if (this.#countUnkept(frame)) {
+      this.#takeOldest();
+      return;
+    }
     this.#dropping = true;
     this.#recordOldest();
     this.#dropping = false;
   }
 
-  #recordOldest(): void {
+  /**
+   * The frames a busy session pushes out while detached are nearly all
+   * calls to tools (resources, prompts…) and their answers. Such a call
+   * whose events are only counted needs no open-call entry and no spelled
+   * id: it takes its number, is marked {@link UNKEPT}, and its answer (or
+   * its exit unanswered) is one more dropped event. False for anything
+   * else, which is recorded as dropped the full way.
+   */
+  #countUnkept(frame: Frame): boolean {
+    const type = frame.type;
+    if (type === 'request') {
+      const node = frame.node;
+      if (node === undefined || node.parent === PROTOCOL_NODE_ID || frame.method === 'initialize' || frame.method === 'server/discover') return false;
+      this.#ids.skip();
+      frame.instanceId = UNKEPT;
+      this.#unkeptOpen++;
+      this.#droppedEvents++;
+      return true;
+    }
+    if (type === 'response' || type === 'error') {
+      const request = frame.request;
+      if (request === undefined || request.instanceId !== UNKEPT) return false;
+      this.#answeredUnkept(request);
+      return true;
+    }
+    return false;
+  }
+
+  /** A call counted as {@link UNKEPT} is answered: its end is dropped too. */
+  #answeredUnkept(request: Frame): void {
+    request.instanceId = UNKEPT_ANSWERED;
+    this.#unkeptOpen--;
+    this.#droppedEvents++;
+  }
+
+  /** Take the oldest waiting frame out of the ring, with its time in #frameTime. */
+  #takeOldest(): Frame {
     const slot = this.#head;
     const frame = this.#waiting[slot] as Frame;
     this.#waiting[slot] = undefined;
     this.#head = slot + 1 === this.#waiting.length ? 0 : slot + 1;
     this.#count--;
     this.#waitingBytes -= frame.raw.length;
-    this.#frameTime = this.#waitingSince[slot] as number;
+    this.#frameTime = frame.at;
+    return frame;
+  }
+
+  #recordOldest(): void {
+    const frame = this.#takeOldest();
     try {
       this.#record(frame);
     } catch {
@@ -515,6 +567,10 @@ export class GraphRecorder {
     for (const request of this.#open.take()) {
       this.#failed(request.instanceId as string, undefined, { name: 'NoAnswer', message: 'the server exited without answering this request' }, 0);
     }
+    // Those whose start was only counted end the same way: counted.
+    this.#drop(this.#unkeptOpen);
+    this.#unkeptOpen = 0;
+    this.#reportDropped();
     if (this.#protocolInstance !== undefined) {
       this.#ended(this.#protocolInstance, { calls: this.#calls, errors: this.#errors, stdoutNoise: this.#noise }, 0);
     }
@@ -551,7 +607,8 @@ export class GraphRecorder {
   /** The instance recorded for a request or notification frame. */
   instanceIdOf(frame: Frame): string | undefined {
     this.flush();
-    return frame.instanceId;
+    const id = frame.instanceId;
+    return id === UNKEPT || id === UNKEPT_ANSWERED ? undefined : id;
   }
 
   /**
@@ -563,7 +620,8 @@ export class GraphRecorder {
     if (this.#finished) return;
     this.flush();
     const instanceId = request.instanceId;
-    if (instanceId === undefined) return;
+    // A call whose events were only counted: the debugger never saw it.
+    if (instanceId === undefined || instanceId === UNKEPT || instanceId === UNKEPT_ANSWERED) return;
     if (action === 'retry') {
       this.#open.add(request);
       const reporter = this.#reporter;
@@ -658,7 +716,7 @@ export class GraphRecorder {
         // Answered in the same batch (see #pairCalls): one event for both.
         const hideResult = this.#hide.toolResults && frame.method === 'tools/call';
         const output = hideResult ? HIDDEN : recorded(answer, this.#sourceOf(answer), resultOf);
-        this.#completed(instanceId, declared(node), input, output, frame.answeredAt, held + (hideResult ? 0 : recordedBytes(answer)));
+        this.#completed(instanceId, declared(node), input, output, answer.at, held + (hideResult ? 0 : recordedBytes(answer)));
       } else {
         this.#started(instanceId, declared(node), input, held);
         if (notification) this.#ended(instanceId, undefined, 0);
@@ -674,6 +732,7 @@ export class GraphRecorder {
   #onAnswer(frame: Frame): void {
     const request = frame.request;
     if (request === undefined) return;
+    if (request.instanceId === UNKEPT) return this.#answeredUnkept(request);
     // Not open: never recorded, already answered, or decided in the debugger.
     const instanceId = request.instanceId;
     if (instanceId === undefined || !this.#open.delete(request)) return;

@@ -40,12 +40,17 @@ export class IdSequence {
 
   /** The next id. */
   next(): string {
+    this.skip();
+    return this.#head + (DIGITS[this.#unit] as string);
+  }
+
+  /** Count the next id without spelling it (it is never used). */
+  skip(): void {
     let unit = this.#unit + 1;
     if (unit === 10) {
       unit = 0;
       this.#head = incremented(this.#head, this.#prefixLength);
     }
     this.#unit = unit;
-    return this.#head + (DIGITS[unit] as string);
   }
 }

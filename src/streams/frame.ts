@@ -113,18 +113,23 @@ export interface Frame {
   instanceId?: string;
   /**
    * For a request: its answer, when an observer records the two together
-   * (the graph recorder, when both wait in the same batch), and the time
-   * that answer passed (ms since the epoch; NaN until then).
+   * (the graph recorder, when both wait in the same batch).
    */
   answer?: Frame;
-  answeredAt: number;
+  /**
+   * When the relay read the bytes that completed this frame, in ms since
+   * the epoch: one clock reading per input chunk, shared by the frames it
+   * completed.
+   */
+  at: number;
 }
 
 /**
  * A new frame with every field present, so that all frames share one
  * object shape and the stages that read them stay fast (monomorphic).
+ * `at` is when its bytes were read (default: now).
  */
-export function newFrame(raw: Buffer, direction: Direction, seq: number, terminated: boolean): Frame {
+export function newFrame(raw: Buffer, direction: Direction, seq: number, terminated: boolean, at: number = Date.now()): Frame {
   return {
     raw,
     direction,
@@ -144,10 +149,12 @@ export function newFrame(raw: Buffer, direction: Direction, seq: number, termina
     payloadEnd: -1,
     instanceId: undefined,
     answer: undefined,
-    // A time does not fit a small integer: starting from one, the first
-    // time stored would change every frame's object shape (and throw away
-    // the optimised code of every stage that reads frames).
-    answeredAt: Number.NaN,
+    // A time in ms since the epoch does not fit a small integer, so every
+    // frame's `at` is a double from the start: a field that began as a
+    // small integer and later took a time would change every frame's object
+    // shape (and throw away the optimised code of every stage that reads
+    // frames).
+    at,
   };
 }
 

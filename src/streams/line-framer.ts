@@ -78,6 +78,8 @@ export class LineFramer extends Transform {
   #keptBytes = 0;
   #lineBytes = 0;
   #headOnly = false;
+  /** When the chunk being framed was read: the time of every frame it completes. */
+  #chunkAt = Number.NaN;
 
   constructor(options: LineFramerOptions) {
     super({
@@ -100,6 +102,7 @@ export class LineFramer extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.#chunkAt = Date.now();
     this.#frameChunk(chunk);
     this.#pushBatch();
     callback();
@@ -163,7 +166,7 @@ export class LineFramer extends Transform {
 
   /** Relay the incomplete line's bytes so far, and the rest as it comes. */
   #startStreaming(): void {
-    const line = newFrame(EMPTY, this.direction, ++this.#seq, true);
+    const line = newFrame(EMPTY, this.direction, ++this.#seq, true, this.#chunkAt);
     line.streamed = true;
     this.#streaming = line;
     this.#kept = [];
@@ -186,7 +189,7 @@ export class LineFramer extends Transform {
       this.#degrade(piece, this.#lineBytes);
       return false;
     }
-    const frame = newFrame(piece, this.direction, line.seq, false);
+    const frame = newFrame(piece, this.direction, line.seq, false, this.#chunkAt);
     frame.type = 'raw';
     frame.partOf = line;
     this.#batch.push(frame);
@@ -216,6 +219,7 @@ export class LineFramer extends Transform {
     line.raw = kept.length === 1 ? (kept[0] as Buffer) : Buffer.concat(kept, this.#keptBytes);
     line.size = this.#lineBytes;
     line.terminated = terminated;
+    line.at = this.#chunkAt;
     this.#batch.push(line);
     this.#streaming = undefined;
     this.#kept = [];
@@ -223,6 +227,7 @@ export class LineFramer extends Transform {
   }
 
   override _flush(callback: TransformCallback): void {
+    this.#chunkAt = Date.now();
     // A stream that ends without a final newline: its last bytes are still
     // part of the conversation, so relay them as they are.
     if (this.#streaming !== undefined) this.#endStreamed(false);
@@ -237,7 +242,7 @@ export class LineFramer extends Transform {
   }
 
   #emit(raw: Buffer, terminated: boolean): void {
-    const frame = newFrame(raw, this.direction, ++this.#seq, terminated);
+    const frame = newFrame(raw, this.direction, ++this.#seq, terminated, this.#chunkAt);
     if (this.#degraded) frame.type = 'raw';
     this.#batch.push(frame);
   }
