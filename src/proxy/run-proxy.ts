@@ -63,7 +63,7 @@ export interface ProxyOptions {
   /**
    * After this many bytes relayed (both directions), ask V8 for a
    * young-generation collection, so that read buffers already written on
-   * are freed instead of piling up (see {@link MemoryRelease}). `0` leaves
+   * are freed instead of piling up (see docs/mcp-proxy.md, "Memory"). `0` leaves
    * the collector alone.
    * @default 16777216 (16 MiB)
    */
