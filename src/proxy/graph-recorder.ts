@@ -412,7 +412,10 @@ export class GraphRecorder {
       if (frame.type === 'request' && frame.answer === undefined && frame.at > young) break;
     }
     for (; settled > 0; settled--) this.#recordOldest();
-    if (this.#count > 0) this.#armTimer();
+    // Answers to calls whose start was only counted, while detached, are counted too.
+    this.#reportDropped();
+    // What still waits, waits for the next turn; detached, for a debugger.
+    if (this.#count > 0 && this.#reporter.attached) this.#armTimer();
   }
 
   /**
