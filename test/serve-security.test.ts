@@ -1,7 +1,8 @@
 // The security rules of CONTROL-API.md, checked against the real server:
 // token, Host, Origin, the token file, no CORS, headers, the token only in
 // the HTML of `/`, loopback-only binding and a clear busy-port failure.
-import { mkdirSync, rmSync, statSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import t from 'tap';
 import {
@@ -388,6 +389,34 @@ t.test('::1 works when the machine has it', async (t) => {
   const res = await fetch(`http://[::1]:${v6.port}/api/health`, { headers: { authorization: `Bearer ${v6.token}` } });
   t.equal(res.status, 200);
   await res.text();
+});
+
+t.test('a start that fails on a busy port leaves the running server\'s token and runs alone', async (t) => {
+  const { root, dataDir } = freshDataDir();
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  // Three recorded runs, one of them with a torn last line.
+  mkdirSync(join(dataDir, 'runs'), { recursive: true });
+  const runs = ['run_a', 'run_b', 'run_c'];
+  for (const [i, runId] of runs.entries()) {
+    const started = JSON.stringify({ type: 'run.started', runId, seq: 1, t: 1_700_000_000_000 + i, name: runId, source: 'test', meta: {} });
+    writeFileSync(join(dataDir, 'runs', `${runId}.jsonl`), i === 2 ? `${started}\n{"type":"lo` : `${started}\n`);
+  }
+  const running = await startServe([], {}, { dataDir });
+  t.teardown(() => running.stop());
+  const tokenBefore = readFileSync(join(dataDir, 'token'), 'utf8');
+  const logsBefore = Object.fromEntries(readdirSync(join(dataDir, 'runs')).map((name) => [name, readFileSync(join(dataDir, 'runs', name), 'utf8')]));
+  t.equal(Object.keys(logsBefore).length, 3);
+
+  for (const env of [{}, { GRAPHMIND_TOKEN: 'another-token-from-the-environment' }]) {
+    const failed = await serveFailure(['--port', String(running.port), '--data-dir', dataDir, '--max-runs', '1'], env);
+    t.equal(failed.code, 1, 'exit code 1');
+    t.equal(readFileSync(join(dataDir, 'token'), 'utf8'), tokenBefore, 'the token file is the running server\'s, unchanged');
+    const logsAfter = Object.fromEntries(readdirSync(join(dataDir, 'runs')).map((name) => [name, readFileSync(join(dataDir, 'runs', name), 'utf8')]));
+    t.same(logsAfter, logsBefore, 'no run log deleted or mended');
+  }
+  const health = await api(running.port, running.token, 'GET', '/api/runs');
+  t.equal(health.status, 200, 'the running server still takes its token');
+  t.equal((health.json as unknown[]).length, 3, 'and still lists its runs');
 });
 
 t.test('a busy port is one clear line and exit code 1', async (t) => {

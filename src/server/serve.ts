@@ -88,77 +88,18 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     );
   }
   const dataDir = options.dataDir ?? defaultDataDir(env);
-  const { token, file: tokenFile } = prepareToken(dataDir, env);
-  const store = new RunStore({ dir: join(dataDir, 'runs'), maxRuns: options.maxRuns });
-  const { skippedLines } = store.load();
-  const holds = new HoldRegistry();
-  const feed = new LiveFeed();
-  const reporters = new Set<ReporterConnection>();
-  const owners = new Map<string, ReporterConnection>();
-  let breakpoints: Breakpoints = { pauseOnError: options.pauseOnError ?? true, nodes: {} };
-  const maxBody = options.maxBody ?? 64 * 1024 * 1024;
   let port = options.port ?? DEFAULT_PORT;
-
-  const wsOptions = { noServer: true, perMessageDeflate: false } as const;
-  const ingestServer = new WebSocketServer({ ...wsOptions, maxPayload: options.maxIngestPayload ?? 128 * 1024 * 1024 });
-  const liveServer = new WebSocketServer({ ...wsOptions, maxPayload: 64 * 1024 });
-  const ingestContext = { store, holds, feed, breakpoints: () => breakpoints };
-  const apiContext = {
-    version: options.version ?? '0.0.0',
-    store,
-    holds,
-    feed,
-    maxBody,
-    getBreakpoints: () => breakpoints,
-    setBreakpoints(next: Breakpoints) {
-      breakpoints = next;
-      for (const reporter of reporters) reporter.send({ type: 'breakpoints', breakpoints });
-      feed.broadcast({ type: 'breakpoints', breakpoints });
-    },
-  };
-
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    if (!hostAllowed(req, port) || !originAllowed(req, port)) return sendError(res, 403, 'forbidden');
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const path = url.pathname;
-    if (path === '/api' || path.startsWith('/api/')) {
-      if (!tokenMatches(presentedToken(req, url, false), token)) return sendError(res, 401, 'unauthorized');
-      handleApi(req, res, path, apiContext).catch(() => {
-        if (!res.headersSent) sendError(res, 500, 'internal error');
-      });
-      return;
-    }
-    if (path === '/ingest') {
-      // Only a WebSocket upgrade is served here, and even asking needs the token.
-      if (!tokenMatches(presentedToken(req, url, true), token)) return sendError(res, 401, 'unauthorized');
-      return sendError(res, 426, 'upgrade required');
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'method not allowed');
-    if (path === '/' || path === '/index.html') return sendIndex(res, token, port);
-    return sendAsset(res, path);
-  };
-
+  // Bind first. A start that fails (a busy port: another graphmind is
+  // running) must leave that server's data directory as it is: its token,
+  // which its reporters read again on every reconnect, and its run logs,
+  // which loading would trim to --max-runs and mend. Until the setup below
+  // has run (synchronously, right after the bind), no request can arrive.
+  let onRequest: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => sendError(res, 503, 'starting');
+  let onUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void = (_req, socket) => socket.destroy();
   // Node would answer a request without Host with its own 400; the Host check answers it (403) instead.
-  const server: Server = createServer({ requireHostHeader: false }, onRequest);
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => socket.destroy());
-    if (!hostAllowed(req, port) || !originAllowed(req, port)) return reject(socket, 403);
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const target = url.pathname === '/ingest' ? ingestServer : url.pathname === '/api/live' ? liveServer : undefined;
-    if (target === undefined) return reject(socket, 404);
-    if (!tokenMatches(presentedToken(req, url, true), token)) return reject(socket, 401);
-    target.handleUpgrade(req, socket, head, (ws) => {
-      if (target === ingestServer) {
-        const connection = new ReporterConnection(ws, ingestContext, owners);
-        reporters.add(connection);
-        ws.on('close', () => reporters.delete(connection));
-      } else {
-        feed.add(ws, { type: 'snapshot', runs: store.list(), breakpoints, holds: holds.list() });
-      }
-    });
-  });
+  const server: Server = createServer({ requireHostHeader: false }, (req, res) => onRequest(req, res));
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => onUpgrade(req, socket, head));
   server.on('clientError', (_error, socket) => socket.destroy());
-
   await new Promise<void>((resolve, rejectListen) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       if (error.code === 'EADDRINUSE') {
@@ -180,6 +121,81 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   });
   const address = server.address();
   if (address !== null && typeof address === 'object') port = address.port;
+
+  let prepared: { token: string; tokenFile: string | null; store: RunStore; skippedLines: number };
+  try {
+    const { token: preparedToken, file } = prepareToken(dataDir, env);
+    const runStore = new RunStore({ dir: join(dataDir, 'runs'), maxRuns: options.maxRuns });
+    prepared = { token: preparedToken, tokenFile: file, store: runStore, skippedLines: runStore.load().skippedLines };
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  const { token, tokenFile, store, skippedLines } = prepared;
+  const holds = new HoldRegistry();
+  const feed = new LiveFeed();
+  const reporters = new Set<ReporterConnection>();
+  const owners = new Map<string, ReporterConnection>();
+  let breakpoints: Breakpoints = { pauseOnError: options.pauseOnError ?? true, nodes: {} };
+  const maxBody = options.maxBody ?? 64 * 1024 * 1024;
+
+  const wsOptions = { noServer: true, perMessageDeflate: false } as const;
+  const ingestServer = new WebSocketServer({ ...wsOptions, maxPayload: options.maxIngestPayload ?? 128 * 1024 * 1024 });
+  const liveServer = new WebSocketServer({ ...wsOptions, maxPayload: 64 * 1024 });
+  const ingestContext = { store, holds, feed, breakpoints: () => breakpoints };
+  const apiContext = {
+    version: options.version ?? '0.0.0',
+    store,
+    holds,
+    feed,
+    maxBody,
+    getBreakpoints: () => breakpoints,
+    setBreakpoints(next: Breakpoints) {
+      breakpoints = next;
+      for (const reporter of reporters) reporter.send({ type: 'breakpoints', breakpoints });
+      feed.broadcast({ type: 'breakpoints', breakpoints });
+    },
+  };
+
+  onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!hostAllowed(req, port) || !originAllowed(req, port)) return sendError(res, 403, 'forbidden');
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const path = url.pathname;
+    if (path === '/api' || path.startsWith('/api/')) {
+      if (!tokenMatches(presentedToken(req, url, false), token)) return sendError(res, 401, 'unauthorized');
+      handleApi(req, res, path, apiContext).catch(() => {
+        if (!res.headersSent) sendError(res, 500, 'internal error');
+      });
+      return;
+    }
+    if (path === '/ingest') {
+      // Only a WebSocket upgrade is served here, and even asking needs the token.
+      if (!tokenMatches(presentedToken(req, url, true), token)) return sendError(res, 401, 'unauthorized');
+      return sendError(res, 426, 'upgrade required');
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'method not allowed');
+    if (path === '/' || path === '/index.html') return sendIndex(res, token, port);
+    return sendAsset(res, path);
+  };
+
+  onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => socket.destroy());
+    if (!hostAllowed(req, port) || !originAllowed(req, port)) return reject(socket, 403);
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const target = url.pathname === '/ingest' ? ingestServer : url.pathname === '/api/live' ? liveServer : undefined;
+    if (target === undefined) return reject(socket, 404);
+    if (!tokenMatches(presentedToken(req, url, true), token)) return reject(socket, 401);
+    target.handleUpgrade(req, socket, head, (ws) => {
+      if (target === ingestServer) {
+        const connection = new ReporterConnection(ws, ingestContext, owners);
+        reporters.add(connection);
+        ws.on('close', () => reporters.delete(connection));
+      } else {
+        feed.add(ws, { type: 'snapshot', runs: store.list(), breakpoints, holds: holds.list() });
+      }
+    });
+  };
+
   const urlHost = bindHost === '::1' ? '[::1]' : bindHost;
 
   return {
