@@ -2,7 +2,7 @@
 // gating the handshake, order behind a held frame, and a proxy with no
 // debugger at all.
 import { createServer } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -191,6 +191,23 @@ t.test('order: nothing passes a held request, and everything follows it in order
     [held, ...behind].map((line) => line.slice(0, -1)),
     'after continue the server receives all of them, in order, byte for byte',
   );
+});
+
+t.test('hide switches: a held frame is reported without what they hide; the client gets the real bytes', async (t) => {
+  await setBreakpoints(serve, { pauseOnError: true, nodes: { 'tool:echo': { before: true, after: true } } });
+  t.teardown(() => setBreakpoints(serve, { pauseOnError: true, nodes: {} }));
+  const { client } = await connectV1(t, serve, { env: { GRAPHMIND_HIDE_INPUTS: '1', GRAPHMIND_HIDE_TOOL_RESULTS: '1' } });
+  const call = later(client.callTool({ name: 'echo', arguments: { text: 'SECRET-HELD-4711' } }));
+  const before = await waitForHold(serve, { nodeId: 'tool:echo', gate: 'before' });
+  t.match(before.frame, { jsonrpc: '2.0', method: 'tools/call', params: '[hidden]' }, 'the held request, its params hidden');
+  await decide(serve, before.holdId, 'continue');
+  const after = await waitForHold(serve, { nodeId: 'tool:echo', gate: 'after' });
+  t.match(after.frame, { jsonrpc: '2.0', result: '[hidden]' }, 'the held answer, its result hidden');
+  await decide(serve, after.holdId, 'continue');
+  t.strictSame(await call, { content: [{ type: 'text', text: 'SECRET-HELD-4711' }] }, 'the client gets the real answer');
+  const logs = readdirSync(join(serve.dataDir, 'runs')).map((name) => readFileSync(join(serve.dataDir, 'runs', name), 'utf8')).join('');
+  t.ok(logs.includes('"hold.opened"'), 'the holds are in the run log');
+  t.notOk(logs.includes('SECRET-HELD-4711'), 'and the secret is nowhere in the run logs');
 });
 
 t.test('no debugger running: a plain pipe, nothing holds', async (t) => {

@@ -516,12 +516,12 @@ t.test('GRAPHMIND_HIDE_INPUTS=1: no params, no arguments in meta or label; the c
   checkRun(t, run);
   t.equal(run.name, `node reverse-call-server.mjs ${'stdout.bin'}`, 'the label keeps the command name and file names only');
   t.equal(run.meta.command, 'node', 'meta keeps the command name');
-  t.notOk('args' in run.meta, 'no args in meta');
+  t.same(run.meta.args, ['reverse-call-server.mjs', 'stdout.bin'], 'and the file names of path arguments, as the label does');
   t.notOk('cwd' in run.meta, 'no cwd in meta');
   const calls = run.instances.filter((i) => i.nodeId !== 'mcp:session' && i.nodeId !== 'mcp:protocol');
   t.ok(calls.length >= 4, 'initialize, initialized and two tool calls');
   t.same(calls.filter((i) => i.input !== '[hidden]').map((i) => [i.nodeId, i.input]), [], 'every request params is recorded as [hidden]');
-  t.same(only(instancesOf(run, 'mcp:session')).input, { command: 'node' });
+  t.same(only(instancesOf(run, 'mcp:session')).input, { command: 'node', args: ['reverse-call-server.mjs', 'stdout.bin'] });
   const text = JSON.stringify(run);
   for (const secret of [...SECRET_ARGS, record]) t.notOk(text.includes(secret), `${secret} is nowhere in the run`);
   t.notOk(text.includes('SECRET-POSITIONAL'), 'no argument at all');

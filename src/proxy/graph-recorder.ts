@@ -266,6 +266,10 @@ export class GraphRecorder {
   readonly runId: string;
   readonly #reporter: Reporter;
   readonly #hide: HideSettings;
+  /** What this session records of values (`GRAPHMIND_HIDE_*`): the gate hides the same in what it reports of a hold. */
+  get hide(): HideSettings {
+    return this.#hide;
+  }
   readonly #open = new OpenCalls();
   readonly #sessionInstance: string;
   /** Instance ids: a per-session counter, `mcp_1`, `mcp_2`, … */
@@ -301,8 +305,9 @@ export class GraphRecorder {
     this.#waiting = new Array<Frame | undefined>(MAX_WAITING_FRAMES).fill(undefined);
     this.#hide = options.hide;
     const label = sessionLabel(options.command, options.args, options.hide.inputs);
+    // Hidden inputs keep, here as in the label, the command's name and the file names of path arguments.
     const commandLine = options.hide.inputs
-      ? { command: basename(options.command) }
+      ? { command: basename(options.command), args: redactCommandLine(options.command, options.args).slice(1) }
       : { command: options.command, args: [...options.args] };
     this.runId = this.#reporter.startRun(label, 'mcp-proxy', { ...commandLine, cwd: options.hide.inputs ? undefined : process.cwd(), proxyPid: process.pid });
     this.#sessionInstance = this.#nextId();

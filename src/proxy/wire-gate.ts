@@ -2,6 +2,7 @@ import { Gate, type Decision, type HoldReason } from '../gates/gate.js';
 import { ERA_2026, PROTOCOL_VERSION_META_KEY, isWholeFrame, liftResult } from '../gates/lift.js';
 import { LoopDetector } from '../gates/loop-detector.js';
 import { DeferredValue } from '../report/deferred.js';
+import { HIDDEN, type HideSettings } from '../report/hide.js';
 import type { Breakpoints, GatePoint } from '../report/events.js';
 import type { DecisionMessage, Reporter } from '../report/reporter.js';
 import type { Relay } from '../streams/create-relay.js';
@@ -35,6 +36,22 @@ function record(value: unknown): value is Record<string, unknown> {
 
 function line(value: unknown): Buffer {
   return Buffer.from(`${JSON.stringify(value)}\n`);
+}
+
+/**
+ * The held frame as the hold reports it: the message, with what the hide
+ * switches keep out of the record replaced by the placeholder (a request's
+ * `params`, a tool's `result`), as the recorder does for the same call.
+ */
+function heldFrame(frame: Frame, call: Frame, hide: HideSettings): unknown {
+  const message = messageOf(frame);
+  const hidden =
+    frame.type === 'request' || frame.type === 'notification'
+      ? hide.inputs && (message === undefined || 'params' in message)
+      : hide.toolResults && call.method === 'tools/call' && (message === undefined || 'result' in message);
+  if (!hidden) return message ?? frame.raw.toString('utf8');
+  if (message === undefined) return HIDDEN;
+  return frame.type === 'request' || frame.type === 'notification' ? { ...message, params: HIDDEN } : { ...message, result: HIDDEN };
 }
 
 function answerBytes(id: JsonRpcId | undefined, result: unknown): Buffer {
@@ -161,7 +178,7 @@ export class WireGate implements FrameGate {
       instanceId: recorder.instanceIdOf(call) ?? 'unknown',
       gate: point,
       method,
-      frame: new DeferredValue(frame.raw.length, () => messageOf(frame) ?? frame.raw.toString('utf8')),
+      frame: new DeferredValue(frame.raw.length, () => heldFrame(frame, call, recorder.hide)),
       reason,
     });
     sink.write(`${messages.holding(method, call.id, point, port)}\n`);
