@@ -216,6 +216,10 @@ t.test('holds', async (t) => {
   t.same(ok.json, { ok: true });
   t.same(await reporter.next((m) => m.type === 'decision'), { type: 'decision', holdId: 'hold_1', action: 'inject', value: null });
   checkGenericError(t, await api(port, token, 'POST', '/api/holds/hold_1', { action: 'continue' }), 409);
+  // The reporter lets the frame go: a decision that comes later still hears "already decided", not "unknown".
+  reporter.send([run.next({ type: 'hold.released', holdId: 'hold_1', action: 'inject' })]);
+  await eventually(async () => (((await api(port, token, 'GET', `/api/runs/${id}`)).json as { lastSeq?: number }).lastSeq === run.seq ? true : undefined));
+  checkGenericError(t, await api(port, token, 'POST', '/api/holds/hold_1', { action: 'continue' }), 409);
   checkGenericError(t, await api(port, token, 'GET', '/api/holds/hold_1'), 405);
 });
 

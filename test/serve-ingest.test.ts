@@ -298,7 +298,7 @@ t.test('holds, from a reporter to the API and back', async (t) => {
   r.send([run.next({ type: 'hold.released', holdId: 'hold_a', action: 'inject' })]);
   await live.next((m) => m.type === 'hold.released' && m.holdId === 'hold_a');
   t.same((await api(server.port, server.token, 'GET', '/api/holds')).json, [], 'gone after the release');
-  t.equal((await api(server.port, server.token, 'POST', '/api/holds/hold_a', { action: 'continue' })).status, 404, 'and unknown now');
+  t.equal((await api(server.port, server.token, 'POST', '/api/holds/hold_a', { action: 'continue' })).status, 409, 'and still already decided, not unknown');
   t.equal(r.messages.filter((m) => m.type === 'decision').length, 1, 'one decision only');
 
   // A reporter that goes away with a hold open.

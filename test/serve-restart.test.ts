@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { Run, RunEvent } from '../src/report/events.js';
 import { waitFor } from './helpers/cli.js';
-import { RunEvents, api, fakeReporter, freshDataDir, runId, runWhen, startServe, type ServeProcess } from './helpers/serve.js';
+import { RunEvents, api, fakeReporter, freshDataDir, liveClient, runId, runWhen, startServe, type ServeProcess } from './helpers/serve.js';
 
 const echo = { nodeId: 'tool:echo', kind: 'tool', parent: 'mcp:session', label: 'echo' } as const;
 const session = { nodeId: 'mcp:session', kind: 'server', parent: null, label: 'srv' } as const;
@@ -166,6 +166,8 @@ t.test('--max-runs keeps the newest finished runs', async (t) => {
   const server = await serveOn(t, dataDir, ['--max-runs', '3']);
   const reporter = await fakeReporter(server.port, server.token);
   t.teardown(() => reporter.ws.terminate());
+  const live = await liveClient(server.port, server.token);
+  t.teardown(() => live.close());
   const base = Date.UTC(2033, 0, 1);
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
@@ -179,6 +181,8 @@ t.test('--max-runs keeps the newest finished runs', async (t) => {
   const files = (): string[] => readdirSync(join(dataDir, 'runs')).sort();
   t.same(files(), [ids[2], ids[3], ids[4]].map((id) => `${id}.jsonl`).sort(), 'the files of the others are deleted');
   for (const id of [ids[0], ids[1]]) t.equal((await api(server.port, server.token, 'GET', `/api/runs/${id}`)).status, 404);
+  for (const id of [ids[0], ids[1]]) await live.next((m) => m.type === 'run.deleted' && m.runId === id, 5000, `run.deleted ${id} on the live feed`);
+  t.pass('the viewers were told of the runs retention deleted');
 
   // A running run is not dropped while finished ones can go.
   const running = new RunEvents(`keep_running_${process.pid}`, base - 1_000_000);

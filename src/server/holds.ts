@@ -11,6 +11,9 @@ interface Entry {
   decided: HoldAction | undefined;
 }
 
+/** Decided holds remembered after their release, to answer a late decision with 409 rather than 404. */
+const MAX_ENDED = 10_000;
+
 /** The outcome of a decision request, mapped to HTTP by the API. */
 export type DecideResult = 'ok' | 'unknown' | 'decided';
 
@@ -22,6 +25,8 @@ export type DecideResult = 'ok' | 'unknown' | 'decided';
  */
 export class HoldRegistry {
   readonly #entries = new Map<string, Entry>();
+  /** Ids of holds decided and then let go, newest last: a late decision is a conflict, not "unknown". */
+  readonly #ended = new Set<string>();
 
   /** Register a hold; false if the id is already taken. */
   open(hold: Hold, owner: HoldOwner): boolean {
@@ -38,7 +43,7 @@ export class HoldRegistry {
   /** Decide a hold and tell its reporter. */
   decide(holdId: string, action: HoldAction, value: unknown): DecideResult {
     const entry = this.#entries.get(holdId);
-    if (entry === undefined) return 'unknown';
+    if (entry === undefined) return this.#ended.has(holdId) ? 'decided' : 'unknown';
     if (entry.decided !== undefined) return 'decided';
     entry.decided = action;
     entry.owner.decide(holdId, action, value);
@@ -50,6 +55,8 @@ export class HoldRegistry {
     const entry = this.#entries.get(holdId);
     if (entry === undefined || entry.owner !== owner) return undefined;
     this.#entries.delete(holdId);
+    // Decided and let go: a decision that comes later is told so (409), not "unknown".
+    if (entry.decided !== undefined) this.#remember(holdId);
     return entry.hold;
   }
 
@@ -67,5 +74,10 @@ export class HoldRegistry {
       dropped.push(entry.hold);
     }
     return dropped;
+  }
+
+  #remember(holdId: string): void {
+    this.#ended.add(holdId);
+    if (this.#ended.size > MAX_ENDED) this.#ended.delete(this.#ended.values().next().value as string);
   }
 }

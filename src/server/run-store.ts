@@ -23,6 +23,8 @@ export interface RunStoreOptions {
   dir: string;
   /** Runs kept; the oldest finished ones are deleted first. @default 200 */
   maxRuns?: number;
+  /** Told of every run that retention deletes (a delete asked for through {@link RunStore.delete} is the caller's to announce). */
+  onRetentionDelete?: (runId: string) => void;
 }
 
 /**
@@ -36,6 +38,7 @@ export interface RunStoreOptions {
 export class RunStore {
   readonly dir: string;
   readonly maxRuns: number;
+  readonly #onRetentionDelete: ((runId: string) => void) | undefined;
   readonly #runs = new Map<string, RunState>();
   readonly #logs = new Map<string, RunLog>();
   /** Logs with pending lines, in the order they got them. */
@@ -47,6 +50,7 @@ export class RunStore {
   constructor(options: RunStoreOptions) {
     this.dir = options.dir;
     this.maxRuns = options.maxRuns ?? 200;
+    this.#onRetentionDelete = options.onRetentionDelete;
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
   }
 
@@ -250,6 +254,7 @@ export class RunStore {
     for (const state of [...finished, ...running]) {
       if (this.#runs.size <= this.maxRuns) break;
       this.delete(state.summary.runId);
+      this.#onRetentionDelete?.(state.summary.runId);
     }
   }
 }

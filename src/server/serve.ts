@@ -122,10 +122,16 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   const address = server.address();
   if (address !== null && typeof address === 'object') port = address.port;
 
+  const feed = new LiveFeed();
   let prepared: { token: string; tokenFile: string | null; store: RunStore; skippedLines: number };
   try {
     const { token: preparedToken, file } = prepareToken(dataDir, env);
-    const runStore = new RunStore({ dir: join(dataDir, 'runs'), maxRuns: options.maxRuns });
+    const runStore = new RunStore({
+      dir: join(dataDir, 'runs'),
+      maxRuns: options.maxRuns,
+      // A run that a new one pushes out is gone for the viewers too.
+      onRetentionDelete: (runId) => feed.broadcast({ type: 'run.deleted', runId }),
+    });
     prepared = { token: preparedToken, tokenFile: file, store: runStore, skippedLines: runStore.load().skippedLines };
   } catch (error) {
     server.close();
@@ -133,7 +139,6 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   }
   const { token, tokenFile, store, skippedLines } = prepared;
   const holds = new HoldRegistry();
-  const feed = new LiveFeed();
   const reporters = new Set<ReporterConnection>();
   const owners = new Map<string, ReporterConnection>();
   let breakpoints: Breakpoints = { pauseOnError: options.pauseOnError ?? true, nodes: {} };
