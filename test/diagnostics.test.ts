@@ -80,6 +80,27 @@ t.test('a server that crashes on boot: the exit code and the last stderr lines',
   t.match(shown[4], /^ {8}at boot \(.*crash-server\.mjs:\d+:\d+\)$/, 'the stack names boot');
 });
 
+t.test('a crash on boot is reported even when the host closed stdin at once (no input at all)', async (t) => {
+  const proxy = startProxy([], [node, fixture('crash-server.mjs')]);
+  t.teardown(() => killQuietly(proxy.child.pid));
+  proxy.child.stdin.end();
+  const { code } = await proxy.exited;
+  t.equal(code, 2, 'the proxy exits with the server’s code');
+  t.equal(proxy.stdout().length, 0, 'nothing on stdout');
+  const diagnostic = lines(proxy.stderr().slice(proxy.stderr().indexOf(`${CRASH_HEAD}\n`)));
+  t.equal(diagnostic[0], CRASH_HEAD, 'the early-exit line');
+  t.equal(diagnostic[4], '    Error: FATAL: DATABASE_URL is not set', 'with the server’s last stderr lines');
+});
+
+t.test('a server that exits 0 when the host closes stdin unasked prints no early-exit line', async (t) => {
+  const proxy = startProxy([], [node, fixture('echo-server.mjs')]);
+  t.teardown(() => killQuietly(proxy.child.pid));
+  proxy.child.stdin.end();
+  const { code } = await proxy.exited;
+  t.equal(code, 0);
+  t.notMatch(proxy.stderr(), /before answering anything/, 'nothing to report: it was never asked');
+});
+
 t.test('a crash after a long log shows only the last 40 stderr lines', async (t) => {
   const proxy = startProxy([], [node, fixture('crash-server.mjs'), '60']);
   t.teardown(() => killQuietly(proxy.child.pid));

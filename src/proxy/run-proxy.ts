@@ -235,7 +235,6 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
 
   let exited = false;
   let stoppedByUs = false;
-  let hostClosed = false;
   const timers: NodeJS.Timeout[] = [];
   const terminate = (signal: NodeJS.Signals, graceMs: number): void => {
     if (exited) return;
@@ -250,7 +249,6 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
 
   relay.toServer.done.then(
     () => {
-      hostClosed = true;
       const timer = setTimeout(() => terminate('SIGTERM', options.killGraceMs ?? 3000), options.stdinCloseGraceMs ?? 5000);
       timer.unref();
       timers.push(timer);
@@ -262,7 +260,6 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   );
   relay.toClient.done.catch(() => {
     // The host is gone (EPIPE on our stdout): nobody is left to answer.
-    hostClosed = true;
     terminate('SIGTERM', options.killGraceMs ?? 3000);
   });
 
@@ -291,7 +288,10 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   if (unterminated.length > 0) report?.onStderr(unterminated);
   const lastLines = tail.lines();
   let early: { message: string; stderr: string[] } | undefined;
-  if (!answered && !stoppedByUs && (pending > 0 || (crashed && !hostClosed))) {
+  // A crash before any answer is worth the line even when the host had
+  // already closed our stdin (a smoke test that starts the proxy with no
+  // input): the server still died before answering anything.
+  if (!answered && !stoppedByUs && (pending > 0 || crashed)) {
     const stderrTail = options.inheritStderr ? 'inherited' : lastLines;
     const text = messages.exitedEarly(code, signal, stderrTail);
     sink.write(`${text}\n`);
