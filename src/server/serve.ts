@@ -71,6 +71,30 @@ function reject(socket: Duplex, status: 401 | 403 | 404): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
+/** Bind `server`; the port it got (for port 0), or a {@link ServeError} with its one line. */
+function listenOn(server: Server, port: number, bindHost: string): Promise<number> {
+  return new Promise<number>((resolve, rejectListen) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      if (error.code === 'EADDRINUSE') {
+        rejectListen(
+          new ServeError(
+            `port ${port} on ${bindHost} is already in use — is another graphmind running? Stop it, or choose another port with --port`,
+            'EADDRINUSE',
+          ),
+        );
+      } else {
+        rejectListen(new ServeError(`cannot listen on ${bindHost}:${port}: ${error.message}`, 'ELISTEN'));
+      }
+    };
+    server.once('error', onError);
+    server.listen(port, bindHost, () => {
+      server.off('error', onError);
+      const address = server.address();
+      resolve(address !== null && typeof address === 'object' ? address.port : port);
+    });
+  });
+}
+
 /**
  * Start `graphmind serve`: the REST control API, the live feed, the ingest
  * socket for reporters, the viewer, and the run store. Every request and
@@ -100,27 +124,7 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   const server: Server = createServer({ requireHostHeader: false }, (req, res) => onRequest(req, res));
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => onUpgrade(req, socket, head));
   server.on('clientError', (_error, socket) => socket.destroy());
-  await new Promise<void>((resolve, rejectListen) => {
-    const onError = (error: NodeJS.ErrnoException): void => {
-      if (error.code === 'EADDRINUSE') {
-        rejectListen(
-          new ServeError(
-            `port ${port} on ${bindHost} is already in use — is another graphmind running? Stop it, or choose another port with --port`,
-            'EADDRINUSE',
-          ),
-        );
-      } else {
-        rejectListen(new ServeError(`cannot listen on ${bindHost}:${port}: ${error.message}`, 'ELISTEN'));
-      }
-    };
-    server.once('error', onError);
-    server.listen(port, bindHost, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-  const address = server.address();
-  if (address !== null && typeof address === 'object') port = address.port;
+  port = await listenOn(server, port, bindHost);
 
   const feed = new LiveFeed();
   let prepared: { token: string; tokenFile: string | null; store: RunStore; skippedLines: number };
