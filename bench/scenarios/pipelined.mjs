@@ -29,18 +29,22 @@ async function burst(target, size) {
   }
 }
 
-/** Resolves one { callsPerSec } per target, over `bursts` bursts of `window` calls each. */
+/** Resolves one { callsPerSec, burstMs } per target, over `bursts` bursts of `window` calls each. */
 export async function run(targets, { window, bursts, warmup }) {
   for (const target of targets) for (let i = 0; i < warmup; i++) await burst(target, window);
   const busy = targets.map(() => 0);
+  const times = targets.map(() => []);
   for (let i = 0; i < bursts; i++) {
     // A different one goes first each time: none always follows the same other.
     for (let j = 0; j < targets.length; j++) {
       const k = (i + j) % targets.length;
       const t0 = performance.now();
       await burst(targets[k], window);
-      busy[k] += performance.now() - t0;
+      const ms = performance.now() - t0;
+      busy[k] += ms;
+      times[k].push(ms);
     }
   }
-  return busy.map((ms) => ({ callsPerSec: (bursts * window) / (ms / 1000) }));
+  // burstMs: each measured burst's time, in order (run.mjs reports the later ones on their own too).
+  return busy.map((ms, k) => ({ callsPerSec: (bursts * window) / (ms / 1000), burstMs: times[k] }));
 }
