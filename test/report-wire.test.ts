@@ -134,6 +134,36 @@ async function attachedRecorder(t: Test, options: { toolResults?: boolean; maxBu
   return { reporter, recorder, texts };
 }
 
+/** A recorder whose reporter has nobody to talk to yet: its port is free until {@link attachLater} listens on it. */
+async function detachedRecorder(t: Test, maxBufferedEvents?: number): Promise<{ port: number; texts: string[]; reporter: Reporter; recorder: GraphRecorder }> {
+  const port = await freePort();
+  const texts: string[] = [];
+  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20, ...(maxBufferedEvents === undefined ? {} : { maxBufferedEvents }) });
+  t.teardown(() => reporter.close());
+  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  return { port, texts, reporter, recorder };
+}
+
+/**
+ * Start the debugger's socket for a {@link detachedRecorder} whose session
+ * has ended, and take in everything: the run's events, how many were
+ * counted as dropped, and the kept ones other than the run's and the
+ * session's start.
+ */
+async function attachLater(
+  t: Test,
+  { port, texts, reporter, recorder }: { port: number; texts: string[]; reporter: Reporter; recorder: GraphRecorder },
+): Promise<{ dropped: number; kept: Array<Record<string, unknown>> }> {
+  await listen(t, port, texts);
+  t.ok(await reporter.waitForAttach(5000), 'attached later');
+  t.ok(await reporter.flush(5000), 'flushed');
+  await waitFor(() => texts.some((text) => text.includes('"run.finished"')), 5000, 'the end');
+  const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>).filter((e) => e.runId === recorder.runId);
+  const dropped = events.filter((e) => e.type === 'events.dropped').reduce((sum, e) => sum + (e.count as number), 0);
+  const kept = events.filter((e) => e.type !== 'events.dropped' && e.type !== 'run.started' && !(e.type === 'instance.started' && (e.node as NodeRef).nodeId === 'mcp:session'));
+  return { dropped, kept };
+}
+
 async function capture(t: Test, attachFirst: boolean): Promise<string[]> {
   const port = await freePort();
   const texts: string[] = [];
@@ -255,11 +285,7 @@ t.test('frames are recorded a little after they pass, each at the time it passed
 });
 
 t.test('detached, frames wait unrecorded until a debugger attaches, then go at once with their own times', async (t) => {
-  const port = await freePort();
-  const texts: string[] = [];
-  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20 });
-  t.teardown(() => reporter.close());
-  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  const { port, texts, reporter, recorder } = await detachedRecorder(t);
   const before = reporter.pending;
   const request = call(1, 'tools/call', { name: 'echo', arguments: { text: 'early' } }, tool('echo'));
   const passed = Date.now();
@@ -398,11 +424,8 @@ t.test('attached, a burst larger than the frames that may wait: the older half g
 });
 
 t.test('detached, a burst longer than the buffer: the newest events are kept, the rest are counted as dropped', async (t) => {
-  const port = await freePort();
-  const texts: string[] = [];
-  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20, maxBufferedEvents: 50 });
-  t.teardown(() => reporter.close());
-  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  const detached = await detachedRecorder(t, 50);
+  const { recorder } = detached;
   // 300 tool calls and 30 failing protocol calls, all waiting at once: 660 frames, 660 events.
   const calls: Frame[] = [];
   for (let i = 1; i <= 300; i++) {
@@ -421,13 +444,7 @@ t.test('detached, a burst longer than the buffer: the newest events are kept, th
   const open = call(2000, 'tools/call', { name: 'slow' }, tool('slow'), 400);
   recorder.onFrame(open);
   recorder.finish({ exitCode: 0, signal: null });
-  await listen(t, port, texts);
-  t.ok(await reporter.waitForAttach(5000), 'attached later');
-  t.ok(await reporter.flush(5000), 'flushed');
-  await waitFor(() => texts.some((text) => text.includes('"run.finished"')), 5000, 'the end');
-  const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>).filter((e) => e.runId === recorder.runId);
-  const dropped = events.filter((e) => e.type === 'events.dropped').reduce((sum, e) => sum + (e.count as number), 0);
-  const kept = events.filter((e) => e.type !== 'events.dropped' && e.type !== 'run.started' && !(e.type === 'instance.started' && (e.node as NodeRef).nodeId === 'mcp:session'));
+  const { dropped, kept } = await attachLater(t, detached);
   // 1 protocol start + 600 tool events + 60 ping events + the open call, its NoAnswer, the protocol's end, the session's end, run.finished.
   t.equal(kept.length + dropped, 1 + 600 + 60 + 5, 'every event is either kept or counted as dropped');
   t.ok(kept.length <= 50, `no more kept than the buffer holds (${kept.length})`);
@@ -439,11 +456,8 @@ t.test('detached, a burst longer than the buffer: the newest events are kept, th
 });
 
 t.test('detached, calls pushed out and never answered: their ends are counted as dropped too', async (t) => {
-  const port = await freePort();
-  const texts: string[] = [];
-  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20, maxBufferedEvents: 10 });
-  t.teardown(() => reporter.close());
-  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  const detached = await detachedRecorder(t, 10);
+  const { recorder } = detached;
   // 30 calls the server never answers, 10 answered ones among them.
   const calls: Frame[] = [];
   for (let i = 1; i <= 40; i++) {
@@ -453,13 +467,7 @@ t.test('detached, calls pushed out and never answered: their ends are counted as
     if (i % 4 === 0) recorder.onFrame(answer(request, { content: [] }));
   }
   recorder.finish({ exitCode: 0, signal: null });
-  await listen(t, port, texts);
-  t.ok(await reporter.waitForAttach(5000), 'attached later');
-  t.ok(await reporter.flush(5000), 'flushed');
-  await waitFor(() => texts.some((text) => text.includes('"run.finished"')), 5000, 'the end');
-  const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>).filter((e) => e.runId === recorder.runId);
-  const dropped = events.filter((e) => e.type === 'events.dropped').reduce((sum, e) => sum + (e.count as number), 0);
-  const kept = events.filter((e) => e.type !== 'events.dropped' && e.type !== 'run.started' && !(e.type === 'instance.started' && (e.node as NodeRef).nodeId === 'mcp:session'));
+  const { dropped, kept } = await attachLater(t, detached);
   // Recorded with nothing dropped, the session is 72 events: the 10 answered
   // calls one each, the 30 unanswered a start and a NoAnswer each, the
   // session's end and run.finished. A call whose events are only counted

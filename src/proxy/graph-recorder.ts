@@ -104,6 +104,11 @@ function recordedBytes(frame: Frame): number {
 const UNKEPT = '[graphmind] not kept';
 const UNKEPT_ANSWERED = '[graphmind] not kept, answered';
 
+/** An instance the debugger knows: not none, and not a call whose events were only counted. */
+function seen(instanceId: string | undefined): instanceId is string {
+  return instanceId !== undefined && instanceId !== UNKEPT && instanceId !== UNKEPT_ANSWERED;
+}
+
 /** The longest nodeId `graphmind serve` accepts; a longer one would get the whole batch rejected. */
 export const MAX_NODE_ID_LENGTH = 1024;
 
@@ -348,7 +353,8 @@ export class GraphRecorder {
     // answers, see #pairCalls). Detached, the reporter would keep only the
     // newest events: the oldest frame is recorded in what it changes, its
     // events counted as dropped (see flush), and its place taken.
-    if (this.#reporter.attached) {
+    const attached = this.#reporter.attached;
+    if (attached) {
       if (this.#count === slots) this.#recordOlderHalf();
     } else {
       while (this.#count >= this.#detachedLimit) this.#recordOldestUnkept();
@@ -358,7 +364,7 @@ export class GraphRecorder {
     this.#count++;
     const bytes = (this.#waitingBytes += frame.raw.length);
     if (bytes >= MAX_WAITING_BYTES || frame.size >= RECORD_AT_ONCE_BYTES) this.flush();
-    else if (!this.#timerArmed && this.#reporter.attached) this.#armTimer();
+    else if (!this.#timerArmed && attached) this.#armTimer();
   }
 
   /**
@@ -616,7 +622,7 @@ export class GraphRecorder {
   instanceIdOf(frame: Frame): string | undefined {
     this.flush();
     const id = frame.instanceId;
-    return id === UNKEPT || id === UNKEPT_ANSWERED ? undefined : id;
+    return seen(id) ? id : undefined;
   }
 
   /**
@@ -629,7 +635,7 @@ export class GraphRecorder {
     this.flush();
     const instanceId = request.instanceId;
     // A call whose events were only counted: the debugger never saw it.
-    if (instanceId === undefined || instanceId === UNKEPT || instanceId === UNKEPT_ANSWERED) return;
+    if (!seen(instanceId)) return;
     if (action === 'retry') {
       this.#open.add(request);
       const reporter = this.#reporter;

@@ -45,13 +45,13 @@ function line(value: unknown): Buffer {
  */
 function heldFrame(frame: Frame, call: Frame, hide: HideSettings): unknown {
   const message = messageOf(frame);
-  const hidden =
-    frame.type === 'request' || frame.type === 'notification'
-      ? hide.inputs && (message === undefined || 'params' in message)
-      : hide.toolResults && call.method === 'tools/call' && (message === undefined || 'result' in message);
+  const isCall = frame.type === 'request' || frame.type === 'notification';
+  const hidden = isCall
+    ? hide.inputs && (message === undefined || 'params' in message)
+    : hide.toolResults && call.method === 'tools/call' && (message === undefined || 'result' in message);
   if (!hidden) return message ?? frame.raw.toString('utf8');
   if (message === undefined) return HIDDEN;
-  return frame.type === 'request' || frame.type === 'notification' ? { ...message, params: HIDDEN } : { ...message, result: HIDDEN };
+  return isCall ? { ...message, params: HIDDEN } : { ...message, result: HIDDEN };
 }
 
 function answerBytes(id: JsonRpcId | undefined, result: unknown): Buffer {
