@@ -54,6 +54,16 @@ export class Classifier extends Transform {
   }
 
   override _transform(batch: FrameBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.classifyBatch(batch);
+    callback(null, batch);
+  }
+
+  /**
+   * Classify a batch in place and show each frame to the observer: what
+   * `_transform` does, for a caller that drives the classifier directly
+   * (as {@link createRelay} does).
+   */
+  classifyBatch(batch: FrameBatch): void {
     const onFrame = this.#onFrame;
     for (const frame of batch) {
       if (frame.partOf !== undefined) {
@@ -72,7 +82,6 @@ export class Classifier extends Transform {
         }
       }
     }
-    callback(null, batch);
   }
 
   #readPiece(piece: Frame): void {

@@ -1,7 +1,7 @@
-import { pipeline } from 'node:stream';
 import type { Readable, Writable } from 'node:stream';
 import { Classifier } from './classifier.js';
 import { Correlator } from './correlator.js';
+import { driveDirection } from './drive-direction.js';
 import type { Direction, Frame } from './frame.js';
 import { FrameWriter } from './frame-writer.js';
 import { GateTransform, type FrameGate } from './gate-transform.js';
@@ -84,11 +84,12 @@ function buildDirection(
   options: RelayOptions,
 ): RelayDirection {
   const gateCore = options.gate;
+  const nothingHolds = (): boolean => gateCore === undefined || gateCore.mayHold?.(direction) === false;
   const framer = new LineFramer({
     direction,
     maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
     // Long lines go on in pieces only while nothing could hold them.
-    canStream: () => gateCore === undefined || gateCore.mayHold?.(direction) === false,
+    canStream: nothingHolds,
   });
   const classifier = new Classifier({ direction, correlator, onFrame: options.onFrame });
   const gate = new GateTransform({ gate: options.gate });
@@ -98,9 +99,7 @@ function buildDirection(
     const onDegrade = options.onDegrade;
     framer.once('degraded', (info: { bytes: number }) => onDegrade(direction, info.bytes));
   }
-  const done = new Promise<void>((resolve, reject) => {
-    pipeline(source, framer, classifier, gate, lifter, writer, (error) => (error ? reject(error) : resolve()));
-  });
+  const done = driveDirection(source, { framer, classifier, gate, lifter, writer, nothingHolds });
   // A failed direction is reported through `done`; never as an unhandled rejection.
   done.catch(() => {});
   return { direction, framer, classifier, gate, lifter, writer, done };
@@ -110,6 +109,15 @@ function buildDirection(
  * Wire a byte-exact, observable relay between an MCP client and an MCP
  * server: line framer → classifier → gate → lifter → writer, once per
  * direction, sharing one correlator.
+ *
+ * The stages are the exported Transform streams, but the relay does not
+ * pipe them: it calls each stage's synchronous core (`frame`,
+ * `classifyBatch`, `passBatch`, `lift`, `writeBatch`) in turn as a chunk
+ * arrives, which keeps the stream machinery's per-stage cost off every
+ * call. Flow control is the pipeline's: a held frame pauses the source, so
+ * does a destination that cannot keep up, and order is kept. To put a
+ * stage of your own between them, pipe the transforms yourself (see
+ * docs/streams.md).
  *
  * The endpoints can be anything stream-shaped: a child's stdio, sockets,
  * or in-memory `PassThrough`s.

@@ -50,11 +50,20 @@ export class FrameWriter extends Writable {
   }
 
   override _write(batch: FrameBatch, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (this.writeBatch(batch)) callback();
+    else this.whenDrained(callback);
+  }
+
+  /**
+   * Write a batch's bytes to the destination: what `_write` does, for a
+   * caller that drives the writer directly (as {@link createRelay} does).
+   *
+   * @returns `false` if the destination is holding bytes it could not pass
+   *   on yet: write no more until {@link whenDrained} calls back.
+   */
+  writeBatch(batch: FrameBatch): boolean {
     const dest = this.destination;
-    if (dest.destroyed || dest.writableEnded) {
-      callback();
-      return;
-    }
+    if (dest.destroyed || dest.writableEnded) return true;
     let ok = true;
     let corked = false;
     // Adjacent slices of the same chunk are written as one wider view of
@@ -88,10 +97,12 @@ export class FrameWriter extends Writable {
     }
     if (first !== undefined) ok = dest.write(length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length));
     if (corked) dest.uncork();
-    if (ok || dest.writableLength === 0) {
-      callback();
-      return;
-    }
+    return ok || dest.writableLength === 0;
+  }
+
+  /** Call `callback` once the destination has drained (or closed). */
+  whenDrained(callback: () => void): void {
+    const dest = this.destination;
     const done = (): void => {
       dest.off('drain', done);
       dest.off('close', done);
@@ -101,8 +112,16 @@ export class FrameWriter extends Writable {
     dest.on('close', done);
   }
 
-  override _final(callback: (error?: Error | null) => void): void {
+  /**
+   * End the destination if this writer owns it: what `_final` does, for a
+   * caller that drives the writer directly.
+   */
+  endDestination(): void {
     if (this.#end && !this.destination.writableEnded) this.destination.end();
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.endDestination();
     callback();
   }
 }

@@ -55,11 +55,33 @@ export class GateTransform extends Transform {
       callback(null, batch);
       return;
     }
-    this.#pass(batch, 0, callback);
+    const forward = (frames: FrameBatch): void => {
+      this.push(frames);
+    };
+    if (this.passBatch(batch, forward, () => callback())) callback();
+  }
+
+  /**
+   * What `_transform` does, for a caller that drives the gate directly (as
+   * {@link createRelay} does). Hands `forward` what may go on, in order,
+   * stopping at the first frame the gate holds.
+   *
+   * @returns `true` if the whole batch went through at once (`settled` is
+   *   then never called); `false` if a frame is held, in which case nothing
+   *   after it moves until the decision, and `settled` is called once the
+   *   rest of the batch has been handed to `forward`. Until then the caller
+   *   must not pass the gate anything else.
+   */
+  passBatch(batch: FrameBatch, forward: (frames: FrameBatch) => void, settled: () => void): boolean {
+    if (this.gate === undefined) {
+      forward(batch);
+      return true;
+    }
+    return this.#pass(batch, 0, forward, settled);
   }
 
   /** Let frames through from `from` on, stopping at the first one the gate holds. */
-  #pass(batch: FrameBatch, from: number, callback: TransformCallback): void {
+  #pass(batch: FrameBatch, from: number, forward: (frames: FrameBatch) => void, settled: () => void): boolean {
     for (let i = from; i < batch.length; i++) {
       const frame = batch[i] as Frame;
       // A line relayed in pieces has gone out already: nothing to hold.
@@ -73,23 +95,24 @@ export class GateTransform extends Transform {
       if (held === undefined) continue;
       // Everything before the held frame goes on; nothing after it does
       // until the decision comes.
-      if (i > from) this.push(batch.slice(from, i));
+      if (i > from) forward(batch.slice(from, i));
+      const next = (): void => {
+        if (this.#pass(batch, i + 1, forward, settled)) settled();
+      };
       held.then(
         (frames) => {
-          if (frames.length > 0) this.push([...frames]);
-          this.#pass(batch, i + 1, callback);
+          if (frames.length > 0) forward([...frames]);
+          next();
         },
         () => {
-          this.push([frame]);
-          this.#pass(batch, i + 1, callback);
+          forward([frame]);
+          next();
         },
       );
-      return;
+      return false;
     }
-    if (from === 0) callback(null, batch);
-    else {
-      if (from < batch.length) this.push(batch.slice(from));
-      callback();
-    }
+    if (from === 0) forward(batch);
+    else if (from < batch.length) forward(batch.slice(from));
+    return true;
   }
 }

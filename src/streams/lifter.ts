@@ -11,9 +11,12 @@ export interface LifterOptions {
 }
 
 /**
- * The stage where injected values become wire frames. Frames that were not
- * replaced by a gate pass through untouched, bytes and all; this relay has
- * no injection yet, so today every frame is one of those.
+ * The stage after the gate, where what a gate let through becomes what the
+ * writer writes. Every frame passes untouched, bytes and all: the proxy's
+ * gate already hands over injected answers as finished frames, lifted into
+ * their method's result shape by `liftResult` (src/gates/lift.ts) when the
+ * decision is taken. The stage stays in the pipeline so that a relay of
+ * your own can put a transform of its own here.
  */
 export class Lifter extends Transform {
   constructor(options: LifterOptions = {}) {
@@ -22,6 +25,14 @@ export class Lifter extends Transform {
   }
 
   override _transform(batch: FrameBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
-    callback(null, batch);
+    callback(null, this.lift(batch));
+  }
+
+  /**
+   * What `_transform` does, for a caller that drives the stage directly (as
+   * {@link createRelay} does): returns the frames to write.
+   */
+  lift(batch: FrameBatch): FrameBatch {
+    return batch;
   }
 }

@@ -102,17 +102,46 @@ export class LineFramer extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.#chunkAt = Date.now();
-    this.#frameChunk(chunk);
-    this.#pushBatch();
+    const batch = this.frame(chunk);
+    if (batch !== undefined) this.push(batch);
     callback();
   }
 
-  #pushBatch(): void {
-    if (this.#batch.length === 0) return;
+  /**
+   * Frame one chunk without the stream machinery: what `_transform` does,
+   * for a caller that drives the framer directly (as {@link createRelay}
+   * does). Returns the frames the chunk completed, or `undefined` if it
+   * completed none.
+   */
+  frame(chunk: Buffer): FrameBatch | undefined {
+    this.#chunkAt = Date.now();
+    this.#frameChunk(chunk);
+    return this.#takeBatch();
+  }
+
+  /**
+   * The stream has ended: what `_flush` does. Returns the last bytes of a
+   * stream that ended without a newline, as a frame, or `undefined`.
+   */
+  frameEnd(): FrameBatch | undefined {
+    this.#chunkAt = Date.now();
+    // A stream that ends without a final newline: its last bytes are still
+    // part of the conversation, so relay them as they are.
+    if (this.#streaming !== undefined) this.#endStreamed(false);
+    else if (this.#partBytes > 0) {
+      const rest = Buffer.concat(this.#parts, this.#partBytes);
+      this.#parts = [];
+      this.#partBytes = 0;
+      this.#emit(rest, false);
+    }
+    return this.#takeBatch();
+  }
+
+  #takeBatch(): FrameBatch | undefined {
+    if (this.#batch.length === 0) return undefined;
     const batch = this.#batch;
     this.#batch = [];
-    this.push(batch);
+    return batch;
   }
 
   #frameChunk(chunk: Buffer): void {
@@ -227,17 +256,8 @@ export class LineFramer extends Transform {
   }
 
   override _flush(callback: TransformCallback): void {
-    this.#chunkAt = Date.now();
-    // A stream that ends without a final newline: its last bytes are still
-    // part of the conversation, so relay them as they are.
-    if (this.#streaming !== undefined) this.#endStreamed(false);
-    else if (this.#partBytes > 0) {
-      const rest = Buffer.concat(this.#parts, this.#partBytes);
-      this.#parts = [];
-      this.#partBytes = 0;
-      this.#emit(rest, false);
-    }
-    this.#pushBatch();
+    const batch = this.frameEnd();
+    if (batch !== undefined) this.push(batch);
     callback();
   }
 

@@ -1,0 +1,169 @@
+import type { EventEmitter } from 'node:events';
+import type { Readable } from 'node:stream';
+import type { Classifier } from './classifier.js';
+import type { FrameBatch } from './frame.js';
+import type { FrameWriter } from './frame-writer.js';
+import type { GateTransform } from './gate-transform.js';
+import type { Lifter } from './lifter.js';
+import type { LineFramer } from './line-framer.js';
+
+/** The five stages of one direction. */
+export interface DirectionStages {
+  framer: LineFramer;
+  classifier: Classifier;
+  gate: GateTransform;
+  lifter: Lifter;
+  writer: FrameWriter;
+  /**
+   * True when nothing could hold a frame of this direction right now (no
+   * gate, or a gate whose `mayHold` says no). Its frames are then written
+   * as soon as they are framed, and classified and shown to the gate just
+   * after: the peer gets its bytes without waiting for the parse.
+   */
+  nothingHolds: () => boolean;
+}
+
+const ignore = (): void => {};
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
+/**
+ * Move one direction's bytes from `source` through its stages by calling
+ * each stage's synchronous core in turn: a chunk is framed, classified,
+ * gated and written within the `'data'` event that brought it, with none of
+ * the per-stage buffering and deferred callbacks of piping the stages as
+ * streams. The stages and their order are the pipeline's; so are flow
+ * control and the end:
+ *
+ * - While nothing can hold a frame (see `nothingHolds`), a chunk's
+ *   complete lines are written first and classified after.
+ * - A frame the gate holds stops the direction. The source is paused, what
+ *   still arrives waits as raw chunks, unframed, and nothing behind the
+ *   held frame moves until its decision.
+ * - A destination that cannot take more (its `write` returned false)
+ *   pauses the source until `'drain'`, so a slow reader slows the sender.
+ * - When the source ends, the framer's last bytes follow, then the
+ *   destination is ended (if the writer owns it) and the promise resolves.
+ * - An error of the source, of the destination (through the writer), or a
+ *   stage destroyed from outside rejects the promise and destroys the
+ *   source and the stages, as `stream.pipeline` would.
+ */
+export function driveDirection(source: Readable, stages: DirectionStages): Promise<void> {
+  const { framer, classifier, gate, lifter, writer, nothingHolds } = stages;
+  return new Promise<void>((resolve, reject) => {
+    let held = false;
+    let draining = false;
+    let ended = false;
+    let flushed = false;
+    let over = false;
+    const waiting: Buffer[] = [];
+
+    const deliver = (frames: FrameBatch): void => {
+      if (over) return;
+      if (writer.writeBatch(lifter.lift(frames)) || draining) return;
+      draining = true;
+      source.pause();
+      writer.whenDrained(onDrained);
+    };
+    const onSettled = (): void => {
+      held = false;
+      proceed();
+    };
+    const onDrained = (): void => {
+      draining = false;
+      proceed();
+    };
+    const pass = (batch: FrameBatch): void => {
+      classifier.classifyBatch(batch);
+      if (gate.passBatch(batch, deliver, onSettled)) return;
+      held = true;
+      source.pause();
+    };
+    const take = (chunk: Buffer): void => {
+      const batch = framer.frame(chunk);
+      if (batch === undefined) return;
+      if (!nothingHolds()) {
+        pass(batch);
+        return;
+      }
+      deliver(batch);
+      // Observed after the write. The gate still sees every frame (it may
+      // note something), but it has said it will not hold one.
+      classifier.classifyBatch(batch);
+      gate.passBatch(batch, ignore, ignore);
+    };
+    const onData = (chunk: Buffer): void => {
+      if (over) return;
+      if (held || draining) {
+        waiting.push(chunk);
+        source.pause();
+        return;
+      }
+      take(chunk);
+    };
+    const proceed = (): void => {
+      if (over) return;
+      while (!held && !draining && waiting.length > 0) take(waiting.shift() as Buffer);
+      if (held || draining) return;
+      if (ended) finish();
+      else source.resume();
+    };
+    const finish = (): void => {
+      if (!flushed) {
+        flushed = true;
+        const rest = framer.frameEnd();
+        if (rest !== undefined) pass(rest);
+        // A held last frame, or a full destination: proceed() comes back here.
+        if (held || draining) return;
+      }
+      over = true;
+      detach();
+      writer.endDestination();
+      resolve();
+    };
+    const onEnd = (): void => {
+      ended = true;
+      if (!held && !draining && waiting.length === 0) finish();
+    };
+    const onClose = (): void => {
+      if (!ended) fail(prematureClose());
+    };
+    const onStageClose = (): void => fail(prematureClose());
+    const fail = (error: Error): void => {
+      if (over) return;
+      over = true;
+      detach();
+      waiting.length = 0;
+      source.destroy();
+      framer.destroy();
+      writer.destroy();
+      reject(error);
+    };
+    // Taken off once the direction is over. The error listeners stay: a
+    // late error must not become an uncaught one.
+    const listeners: Array<[EventEmitter, string, () => void]> = [
+      [source, 'end', onEnd],
+      [source, 'close', onClose],
+      [framer, 'close', onStageClose],
+      [writer, 'close', onStageClose],
+    ];
+    const detach = (): void => {
+      source.off('data', onData);
+      for (const [emitter, event, listener] of listeners) emitter.off(event, listener);
+    };
+
+    for (const emitter of [source, framer, writer]) emitter.on('error', fail);
+    for (const [emitter, event, listener] of listeners) emitter.on(event, listener);
+    if (source.readableEnded) {
+      queueMicrotask(onEnd);
+      return;
+    }
+    if (source.destroyed) {
+      queueMicrotask(() => fail(prematureClose()));
+      return;
+    }
+    source.on('data', onData);
+  });
+}
