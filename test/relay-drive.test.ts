@@ -1,10 +1,16 @@
 // How createRelay moves frames through its stages: flow control, holds,
 // the end, failures, and the order of writing and observing.
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough, Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import t from 'tap';
+import { Classifier } from '../src/streams/classifier.js';
+import { Correlator } from '../src/streams/correlator.js';
 import { createRelay, type Relay } from '../src/streams/create-relay.js';
 import type { Frame } from '../src/streams/frame.js';
-import type { FrameGate } from '../src/streams/gate-transform.js';
+import { FrameWriter } from '../src/streams/frame-writer.js';
+import { GateTransform, type FrameGate } from '../src/streams/gate-transform.js';
+import { Lifter } from '../src/streams/lifter.js';
+import { LineFramer } from '../src/streams/line-framer.js';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -219,14 +225,6 @@ t.test('a source that had already ended still ends the direction', async (t) => 
 });
 
 t.test('the exported stages piped by hand relay the same bytes, with a stage of ours between them', async (t) => {
-  const { pipeline } = await import('node:stream/promises');
-  const { Transform } = await import('node:stream');
-  const { LineFramer } = await import('../src/streams/line-framer.js');
-  const { Classifier } = await import('../src/streams/classifier.js');
-  const { Correlator } = await import('../src/streams/correlator.js');
-  const { GateTransform } = await import('../src/streams/gate-transform.js');
-  const { Lifter } = await import('../src/streams/lifter.js');
-  const { FrameWriter } = await import('../src/streams/frame-writer.js');
   const text = `${request(1)}not json\r\n{"jsonrpc":"2.0","method":"ping"}\n${request(2, 'hold')}tail`;
   const { gate, waiting } = holdingGate();
   const tools: string[] = [];
