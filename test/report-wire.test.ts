@@ -498,3 +498,61 @@ t.test('detached, the calls after a burst get the ids they would have had if not
     'six noise lines take mcp_3 to mcp_8, and the three calls pushed out (only counted, no id anybody sees) mcp_9 to mcp_11',
   );
 });
+
+t.test('a debugger that goes away while frames wait for the timer: they wait for the next one, and every call is told once', async (t) => {
+  const port = await freePort();
+  const texts: string[] = [];
+  const first = await listen(t, port, texts);
+  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20 });
+  t.teardown(() => reporter.close());
+  t.ok(await reporter.waitForAttach(5000), 'attached');
+  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  await waitFor(() => texts.some((text) => text.includes('"run.started"')), 5000, 'the run is known');
+  // Ten calls answered at once and ten still in flight, all waiting for the timer's turn.
+  const calls: Frame[] = [];
+  for (let i = 1; i <= 20; i++) {
+    const request = call(i, 'tools/call', { name: 'echo', arguments: { n: i } }, tool('echo'), i);
+    calls.push(request);
+    recorder.onFrame(request);
+    if (i <= 10) recorder.onFrame(answer(request, { content: [] }));
+  }
+  const before = texts.length;
+  // The debugger goes before the timer fires.
+  for (const ws of first.clients) ws.terminate();
+  await new Promise<void>((resolve) => first.close(() => resolve()));
+  await waitFor(() => !reporter.attached, 5000, 'detached');
+  t.equal(texts.length, before, 'nothing of the calls went out before the debugger left');
+  // Long enough for any armed turn to come and go, detached.
+  await new Promise((resolve) => setTimeout(resolve, RECORD_DELAY_MS + PAIR_WAIT_MS + 40));
+  for (const request of calls.slice(10)) recorder.onFrame(answer(request, { content: [] }));
+  for (let i = 21; i <= 25; i++) {
+    const request = call(i, 'tools/call', { name: 'echo', arguments: { n: i } }, tool('echo'), i);
+    calls.push(request);
+    recorder.onFrame(request);
+    recorder.onFrame(answer(request, { content: [] }));
+  }
+  // A debugger comes back: what waited goes to it.
+  await listen(t, port, texts);
+  t.ok(await reporter.waitForAttach(5000), 'attached again');
+  await waitFor(() => calls.every((c) => c.instanceId !== undefined), 5000, 'every call recorded once attached again');
+  recorder.finish({ exitCode: 0, signal: null });
+  t.ok(await reporter.flush(5000), 'flushed');
+  await waitFor(() => texts.some((text) => text.includes('"run.finished"')), 5000, 'the end');
+  const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>).filter((e) => e.runId === recorder.runId);
+  t.equal(events.filter((e) => e.type === 'events.dropped').length, 0, 'nothing dropped');
+  for (const [i, request] of calls.entries()) {
+    const types = events.filter((e) => e.instanceId === request.instanceId).map((e) => e.type);
+    t.ok(
+      (types.length === 1 && types[0] === 'instance.completed') || (types.length === 2 && types[0] === 'instance.started' && types[1] === 'instance.finished'),
+      `call ${i + 1}: one start and one end (${types.join(', ')})`,
+    );
+  }
+  const starts = events.filter((e) => e.type === 'instance.completed' || (e.type === 'instance.started' && (e.node as NodeRef).nodeId === 'tool:echo'));
+  t.same(starts.map((e) => e.instanceId), calls.map((c) => c.instanceId), 'in the order the requests came');
+  // The new connection is told of the live run again (run.started, seq 1),
+  // which the server ignores as a repeat; everything else comes once, in order.
+  const repeats = events.filter((e, i) => events.findIndex((o) => o.seq === e.seq) !== i);
+  t.same(repeats.map((e) => e.type), ['run.started'], 'only the run\'s start is told twice, once per connection');
+  const order = events.filter((e) => !repeats.includes(e)).map((e) => e.seq as number);
+  t.same(order, [...order].sort((a, b) => a - b), 'events in order');
+});
