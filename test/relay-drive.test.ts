@@ -256,3 +256,18 @@ t.test('the exported stages piped by hand relay the same bytes, with a stage of 
   t.equal(received(), text, 'byte for byte');
   t.same(tools, ['echo', 'hold'], 'our stage saw the classified frames');
 });
+
+t.test('the writer ends as a piped one would: finished when done resolves, destination ended unless end: false', async (t) => {
+  const { relay, hostIn, serverIn } = memoryRelay();
+  hostIn.end(request(1));
+  await relay.toServer.done;
+  t.ok(relay.toServer.writer.writableFinished, 'the writer has finished');
+  t.ok(serverIn.writableEnded, 'and ended the server side');
+  const open = new PassThrough();
+  const serverOut = new PassThrough();
+  const kept = createRelay({ client: { readable: new PassThrough(), writable: open, end: false }, server: { readable: serverOut, writable: new PassThrough() } });
+  serverOut.end('{"jsonrpc":"2.0","method":"ping"}\n');
+  await kept.toClient.done;
+  t.ok(kept.toClient.writer.writableFinished, 'finished');
+  t.notOk(open.writableEnded, 'a destination with end: false stays open');
+});

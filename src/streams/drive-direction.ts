@@ -44,8 +44,9 @@ function prematureClose(): Error {
  *   held frame moves until its decision.
  * - A destination that cannot take more (its `write` returned false)
  *   pauses the source until `'drain'`, so a slow reader slows the sender.
- * - When the source ends, the framer's last bytes follow, then the
- *   destination is ended (if the writer owns it) and the promise resolves.
+ * - When the source ends, the framer's last bytes follow, then the writer
+ *   is ended (which ends the destination if it owns it), and the promise
+ *   resolves on its `'finish'`.
  * - An error of the source, of the destination (through the writer), or a
  *   stage destroyed from outside rejects the promise and destroys the
  *   source and the stages, as `stream.pipeline` would.
@@ -120,8 +121,10 @@ export function driveDirection(source: Readable, stages: DirectionStages): Promi
       }
       over = true;
       detach();
-      writer.endDestination();
-      resolve();
+      // Ended like a piped writer: its _final ends the destination (if it
+      // owns it), and 'finish' says the direction is done.
+      writer.once('finish', () => resolve());
+      writer.end();
     };
     const onEnd = (): void => {
       ended = true;

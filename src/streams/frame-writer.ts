@@ -112,16 +112,8 @@ export class FrameWriter extends Writable {
     dest.on('close', done);
   }
 
-  /**
-   * End the destination if this writer owns it: what `_final` does, for a
-   * caller that drives the writer directly.
-   */
-  endDestination(): void {
-    if (this.#end && !this.destination.writableEnded) this.destination.end();
-  }
-
   override _final(callback: (error?: Error | null) => void): void {
-    this.endDestination();
+    if (this.#end && !this.destination.writableEnded) this.destination.end();
     callback();
   }
 }
