@@ -52,7 +52,12 @@ export interface RelayOptions {
   gate?: FrameGate;
 }
 
-/** The stages of one direction, in pipeline order. */
+/**
+ * The stages of one direction, in pipeline order. The relay calls them
+ * directly rather than piping them (see {@link createRelay}), so they emit
+ * no `'data'` of their own: observe frames through `onFrame`, and the end
+ * through `done` (the writer also emits `'finish'` then).
+ */
 export interface RelayDirection {
   readonly direction: Direction;
   readonly framer: LineFramer;
