@@ -16,9 +16,10 @@ export interface DirectionStages {
   writer: FrameWriter;
   /**
    * True when nothing could hold a frame of this direction right now (no
-   * gate, or a gate whose `mayHold` says no). Its frames are then written
-   * as soon as they are framed, and classified and shown to the gate just
-   * after: the peer gets its bytes without waiting for the parse.
+   * gate, or a gate whose `mayHold` says no). A chunk's frames are then
+   * written as soon as they are framed, and classified and shown to the
+   * gate just after, when the chunk completed more than one line: the peer
+   * starts on them without waiting for the parse.
    */
   nothingHolds: () => boolean;
 }
@@ -37,8 +38,8 @@ function prematureClose(): Error {
  * streams. The stages and their order are the pipeline's; so are flow
  * control and the end:
  *
- * - While nothing can hold a frame (see `nothingHolds`), a chunk's
- *   complete lines are written first and classified after.
+ * - While nothing can hold a frame (see `nothingHolds`), a chunk that
+ *   completes several lines has them written first and classified after.
  * - A frame the gate holds stops the direction. The source is paused, what
  *   still arrives waits as raw chunks, unframed, and nothing behind the
  *   held frame moves until its decision.
@@ -85,7 +86,10 @@ export function driveDirection(source: Readable, stages: DirectionStages): Promi
     const take = (chunk: Buffer): void => {
       const batch = framer.frame(chunk);
       if (batch === undefined) return;
-      if (!nothingHolds()) {
+      // One line (a call at a time): classify it first, so that nothing of
+      // ours is left to run once its reader wakes, often on this CPU.
+      // Several: the reader has plenty to do, so it gets them first.
+      if (batch.length === 1 || !nothingHolds()) {
         pass(batch);
         return;
       }
