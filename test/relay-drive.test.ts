@@ -277,3 +277,13 @@ t.test('the writer ends as a piped one would: finished when done resolves, desti
   t.ok(kept.toClient.writer.writableFinished, 'finished');
   t.notOk(open.writableEnded, 'a destination with end: false stays open');
 });
+
+t.test('a writer that fails while it ends rejects the direction instead of leaving it pending', async (t) => {
+  const serverIn = new PassThrough();
+  serverIn.end = () => {
+    throw new Error('end failed');
+  };
+  const { relay, hostIn } = memoryRelay({ serverIn });
+  hostIn.end(request(1));
+  await t.rejects(relay.toServer.done, { message: 'end failed' });
+});

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import type { Classifier } from './classifier.js';
 import type { FrameBatch } from './frame.js';
 import type { FrameWriter } from './frame-writer.js';
@@ -126,8 +126,9 @@ export function driveDirection(source: Readable, stages: DirectionStages): Promi
       over = true;
       detach();
       // Ended like a piped writer: its _final ends the destination (if it
-      // owns it), and 'finish' says the direction is done.
-      writer.once('finish', () => resolve());
+      // owns it), and its finish says the direction is done (an error on the
+      // way, or a close before it, rejects).
+      finished(writer, (error) => (error ? reject(error) : resolve()));
       writer.end();
     };
     const onEnd = (): void => {
