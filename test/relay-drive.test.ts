@@ -287,3 +287,59 @@ t.test('a writer that fails while it ends rejects the direction instead of leavi
   hostIn.end(request(1));
   await t.rejects(relay.toServer.done, { message: 'end failed' });
 });
+
+t.test('the custom TCP relay of docs/streams.md: sockets on both sides, bytes exact, ends that follow', async (t) => {
+  const { createServer, connect } = await import('node:net');
+  const { once } = await import('node:events');
+  // A line-based "server" on TCP: answers each request line with a result carrying its id.
+  const upstreamServer = createServer((socket) => {
+    let rest = '';
+    socket.on('data', (chunk: Buffer) => {
+      rest += chunk.toString();
+      let newline = rest.indexOf('\n');
+      while (newline !== -1) {
+        const line = rest.slice(0, newline);
+        rest = rest.slice(newline + 1);
+        const { id } = JSON.parse(line) as { id: number };
+        socket.write(`{"jsonrpc":"2.0","id":${id},"result":{"echo":"\\u00e9 ${id}"}}\n`);
+        newline = rest.indexOf('\n');
+      }
+    });
+    socket.on('end', () => socket.end());
+  });
+  upstreamServer.listen(0, '127.0.0.1');
+  await once(upstreamServer, 'listening');
+  const upstreamPort = (upstreamServer.address() as { port: number }).port;
+  const relays: Relay[] = [];
+  // allowHalfOpen on both sockets: a client that ends its side still gets its answers.
+  const relayServer = createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = connect({ port: upstreamPort, host: '127.0.0.1', allowHalfOpen: true });
+    relays.push(
+      createRelay({
+        client: { readable: client, writable: client },
+        server: { readable: upstream, writable: upstream },
+      }),
+    );
+  });
+  relayServer.listen(0, '127.0.0.1');
+  await once(relayServer, 'listening');
+  t.teardown(() => {
+    relayServer.close();
+    upstreamServer.close();
+  });
+  const client = connect((relayServer.address() as { port: number }).port, '127.0.0.1');
+  await once(client, 'connect');
+  const received: Buffer[] = [];
+  client.on('data', (chunk: Buffer) => received.push(chunk));
+  let sent = '';
+  for (let id = 1; id <= 200; id++) sent += request(id);
+  client.end(sent);
+  await once(client, 'end');
+  const expected = Array.from({ length: 200 }, (_, i) => `{"jsonrpc":"2.0","id":${i + 1},"result":{"echo":"\\u00e9 ${i + 1}"}}\n`).join('');
+  t.equal(Buffer.concat(received).toString(), expected, '200 answers, byte for byte, in order');
+  const relay = relays[0] as Relay;
+  await relay.toServer.done;
+  await relay.toClient.done;
+  t.pass('both directions ended when the client, then the server, closed');
+  t.equal(relay.correlator.outstanding('client-to-server').length, 0, 'every request was answered');
+});
