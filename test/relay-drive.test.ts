@@ -1,5 +1,7 @@
 // How createRelay moves frames through its stages: flow control, holds,
 // the end, failures, and the order of writing and observing.
+import { once } from 'node:events';
+import { connect, createServer } from 'node:net';
 import { PassThrough, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import t from 'tap';
@@ -289,8 +291,6 @@ t.test('a writer that fails while it ends rejects the direction instead of leavi
 });
 
 t.test('the custom TCP relay of docs/streams.md: sockets on both sides, bytes exact, ends that follow', async (t) => {
-  const { createServer, connect } = await import('node:net');
-  const { once } = await import('node:events');
   // A line-based "server" on TCP: answers each request line with a result carrying its id.
   const upstreamServer = createServer((socket) => {
     let rest = '';

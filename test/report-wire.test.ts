@@ -40,6 +40,23 @@ function answer(request: Frame, result: unknown, isError?: boolean): Frame {
   return frameOf({ jsonrpc: '2.0', id: request.id, result }, 'server-to-client', 'response', { method: request.method, id: request.id, request, isError });
 }
 
+/**
+ * Echo calls `from` to `to` (id, seq and argument `n` all `i`), handed to
+ * the recorder in order, each answered at once with `resultOf(i)` unless
+ * that is undefined.
+ */
+function echoCalls(recorder: GraphRecorder, from: number, to: number, resultOf: (i: number) => unknown = () => undefined): Frame[] {
+  const calls: Frame[] = [];
+  for (let i = from; i <= to; i++) {
+    const request = call(i, 'tools/call', { name: 'echo', arguments: { n: i } }, tool('echo'), i);
+    calls.push(request);
+    recorder.onFrame(request);
+    const result = resultOf(i);
+    if (result !== undefined) recorder.onFrame(answer(request, result));
+  }
+  return calls;
+}
+
 function failure(request: Frame, error: unknown): Frame {
   return frameOf({ jsonrpc: '2.0', id: request.id, error }, 'server-to-client', 'error', { method: request.method, id: request.id, request });
 }
@@ -402,12 +419,7 @@ t.test('the timer waits for calls in flight: answered soon, one event; slow, a s
 t.test('attached, a burst larger than the frames that may wait: the older half goes, pairing across both halves', async (t) => {
   const { reporter, recorder, texts } = await attachedRecorder(t);
   // 3,000 requests, then their answers, in one turn: more than the 4,096 frames that wait.
-  const calls: Frame[] = [];
-  for (let i = 1; i <= 3000; i++) {
-    const request = call(i, 'tools/call', { name: 'echo', arguments: { n: i } }, tool('echo'), i);
-    calls.push(request);
-    recorder.onFrame(request);
-  }
+  const calls = echoCalls(recorder, 1, 3000);
   for (const request of calls) recorder.onFrame(answer(request, { content: [] }));
   recorder.finish({ exitCode: 0, signal: null });
   t.ok(await reporter.flush(10_000));
@@ -427,13 +439,7 @@ t.test('detached, a burst longer than the buffer: the newest events are kept, th
   const detached = await detachedRecorder(t, 50);
   const { recorder } = detached;
   // 300 tool calls and 30 failing protocol calls, all waiting at once: 660 frames, 660 events.
-  const calls: Frame[] = [];
-  for (let i = 1; i <= 300; i++) {
-    const request = call(i, 'tools/call', { name: 'echo', arguments: { n: i } }, tool('echo'), i);
-    calls.push(request);
-    recorder.onFrame(request);
-    recorder.onFrame(answer(request, { content: [{ type: 'text', text: `r${i}` }] }));
-  }
+  const calls = echoCalls(recorder, 1, 300, (i) => ({ content: [{ type: 'text', text: `r${i}` }] }));
   for (let i = 1; i <= 30; i++) {
     const ping = call(1000 + i, 'ping', {}, protocol('ping'), 300 + i);
     recorder.onFrame(ping);
@@ -459,13 +465,7 @@ t.test('detached, calls pushed out and never answered: their ends are counted as
   const detached = await detachedRecorder(t, 10);
   const { recorder } = detached;
   // 30 calls the server never answers, 10 answered ones among them.
-  const calls: Frame[] = [];
-  for (let i = 1; i <= 40; i++) {
-    const request = call(i, 'tools/call', { name: 'echo', arguments: { n: i } }, tool('echo'), i);
-    calls.push(request);
-    recorder.onFrame(request);
-    if (i % 4 === 0) recorder.onFrame(answer(request, { content: [] }));
-  }
+  const calls = echoCalls(recorder, 1, 40, (i) => (i % 4 === 0 ? { content: [] } : undefined));
   recorder.finish({ exitCode: 0, signal: null });
   const { dropped, kept } = await attachLater(t, detached);
   // Recorded with nothing dropped, the session is 72 events: the 10 answered
@@ -509,13 +509,7 @@ t.test('a debugger that goes away while frames wait for the timer: they wait for
   const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
   await waitFor(() => texts.some((text) => text.includes('"run.started"')), 5000, 'the run is known');
   // Ten calls answered at once and ten still in flight, all waiting for the timer's turn.
-  const calls: Frame[] = [];
-  for (let i = 1; i <= 20; i++) {
-    const request = call(i, 'tools/call', { name: 'echo', arguments: { n: i } }, tool('echo'), i);
-    calls.push(request);
-    recorder.onFrame(request);
-    if (i <= 10) recorder.onFrame(answer(request, { content: [] }));
-  }
+  const calls = echoCalls(recorder, 1, 20, (i) => (i <= 10 ? { content: [] } : undefined));
   const before = texts.length;
   // The debugger goes before the timer fires.
   for (const ws of first.clients) ws.terminate();
@@ -525,12 +519,7 @@ t.test('a debugger that goes away while frames wait for the timer: they wait for
   // Long enough for any armed turn to come and go, detached.
   await new Promise((resolve) => setTimeout(resolve, RECORD_DELAY_MS + PAIR_WAIT_MS + 40));
   for (const request of calls.slice(10)) recorder.onFrame(answer(request, { content: [] }));
-  for (let i = 21; i <= 25; i++) {
-    const request = call(i, 'tools/call', { name: 'echo', arguments: { n: i } }, tool('echo'), i);
-    calls.push(request);
-    recorder.onFrame(request);
-    recorder.onFrame(answer(request, { content: [] }));
-  }
+  calls.push(...echoCalls(recorder, 21, 25, () => ({ content: [] })));
   // A debugger comes back: what waited goes to it.
   await listen(t, port, texts);
   t.ok(await reporter.waitForAttach(5000), 'attached again');

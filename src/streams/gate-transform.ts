@@ -51,10 +51,6 @@ export class GateTransform extends Transform {
   }
 
   override _transform(batch: FrameBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (this.gate === undefined) {
-      callback(null, batch);
-      return;
-    }
     const forward = (frames: FrameBatch): void => {
       this.push(frames);
     };
