@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -600,4 +600,22 @@ t.test('attached, events of many turns go out together; a hold goes at once', as
   await waitFor(() => hostile.received.some((e) => e.type === 'hold.opened'), 5000, 'the hold');
   const order = hostile.received.filter((e) => e.type === 'instance.finished' || e.type === 'hold.opened').map((e) => e.type);
   t.same(order, ['instance.finished', 'hold.opened'], 'in order');
+});
+
+t.test('a debugger on IPv6 loopback (serve --host ::1) is found too, and its URL says so', async (t) => {
+  const dataDir = tempDir();
+  const server = await startServer({ port: 0, host: '::1', dataDir, env: {}, pauseOnError: false });
+  t.teardown(() => server.close());
+  const reporter = reporterFor(t, { port: server.port, dataDir });
+  t.equal(reporter.url, `http://127.0.0.1:${server.port}`, 'before any attach, the URL names 127.0.0.1');
+  const runId = reporter.startRun('on ::1', 'test', {});
+  reporter.send(runId, started(1));
+  reporter.send(runId, finished(1));
+  t.equal(await reporter.waitForAttach(5000), true, 'nothing on 127.0.0.1: it attaches on ::1');
+  t.equal(reporter.url, `http://[::1]:${server.port}`, 'the URL names the address that answered');
+  t.ok(await reporter.flush(5000));
+  // (The test helpers' HTTP client speaks to 127.0.0.1 only: the run's log on disk says what was recorded.)
+  const logged = (): number => (existsSync(join(server.dataDir, 'runs', `${runId}.jsonl`)) ? logOf(server, runId).length : 0);
+  await waitFor(() => logged() === 3, 5000, 'the run on ::1 logged');
+  t.same(logOf(server, runId).map((e) => e.type), ['run.started', 'instance.started', 'instance.finished'], 'the run was recorded');
 });

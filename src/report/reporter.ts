@@ -68,6 +68,16 @@ const COALESCE_MS = 20;
 const MAX_RECONNECT_MS = 5000;
 /** How long the plain TCP probe of the debugger's port may take. */
 const PROBE_TIMEOUT_MS = 5000;
+/**
+ * Where a debugger may listen: `graphmind serve --host` takes only these.
+ * Each connection attempt tries both, the one that answered last first.
+ */
+const LOOPBACK_HOSTS = ['127.0.0.1', '::1'] as const;
+
+/** `host` as it goes in a URL: an IPv6 address in brackets. */
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
 /** Slots the event buffer starts with (it grows when a larger bound needs it). */
 const INITIAL_SLOTS = 1024;
 
@@ -182,6 +192,8 @@ export class Reporter extends EventEmitter {
   #pinned: RunEvent[] = [];
   #ws: WebSocket | undefined;
   #probe: Socket | undefined;
+  /** The loopback address the debugger was last reached on. */
+  #host: string = LOOPBACK_HOSTS[0];
   /** A connection attempt is in flight (probe, module load or handshake), or the connection is up. */
   #connecting = false;
   #attached = false;
@@ -215,6 +227,15 @@ export class Reporter extends EventEmitter {
   /** True while a debugger is connected. */
   get attached(): boolean {
     return this.#attached;
+  }
+
+  /**
+   * The debugger's address as a URL (`http://127.0.0.1:4747`, or
+   * `http://[::1]:4747` for one on IPv6 loopback): where it was last
+   * reached, 127.0.0.1 before it ever was.
+   */
+  get url(): string {
+    return `http://${urlHost(this.#host)}:${this.port}`;
   }
 
   /** How many events are kept while detached or behind (`maxBufferedEvents`). */
@@ -542,11 +563,21 @@ export class Reporter extends EventEmitter {
   #connect(): void {
     if (this.#closed) return;
     this.#connecting = true;
+    // The address that answered last goes first; the other loopback second.
+    this.#probeHost(this.#host, this.#host === LOOPBACK_HOSTS[0] ? LOOPBACK_HOSTS[1] : LOOPBACK_HOSTS[0]);
+  }
+
+  /** Probe `host`; if nothing accepts there, `next` (when given), else give up this attempt. */
+  #probeHost(host: string, next: string | undefined): void {
+    if (this.#closed) {
+      this.#connecting = false;
+      return;
+    }
     let probe: Socket;
     try {
-      probe = netConnect({ host: '127.0.0.1', port: this.port });
+      probe = netConnect({ host, port: this.port });
     } catch {
-      this.#attemptFailed();
+      this.#probeFailed(next);
       return;
     }
     this.#probe = probe;
@@ -558,7 +589,7 @@ export class Reporter extends EventEmitter {
       settled = true;
       this.#probe = undefined;
       probe.destroy();
-      this.#attemptFailed();
+      this.#probeFailed(next);
     };
     probe.on('error', failed);
     probe.on('close', failed);
@@ -568,8 +599,14 @@ export class Reporter extends EventEmitter {
       settled = true;
       this.#probe = undefined;
       probe.destroy();
+      this.#host = host;
       void this.#handshake();
     });
+  }
+
+  #probeFailed(next: string | undefined): void {
+    if (next === undefined) this.#attemptFailed();
+    else this.#probeHost(next, undefined);
   }
 
   #attemptFailed(): void {
@@ -593,14 +630,14 @@ export class Reporter extends EventEmitter {
     const token = readToken(this.dataDir, this.#env);
     let ws: WebSocket;
     try {
-      ws = new WebSocketClient(`ws://127.0.0.1:${this.port}/ingest`, {
+      ws = new WebSocketClient(`ws://${urlHost(this.#host)}:${this.port}/ingest`, {
         headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
         perMessageDeflate: false,
         maxPayload: 64 * 1024 * 1024,
         handshakeTimeout: 5000,
         // A zero masking key, which ws then skips applying: masking protects
         // intermediaries from payloads a browser script controls, and this
-        // connection is a local process talking to 127.0.0.1 with nothing in
+        // connection is a local process talking to loopback with nothing in
         // between. XOR-ing every byte in JavaScript cost ~7% of the proxy's
         // CPU while recording.
         generateMask: zeroMask,
