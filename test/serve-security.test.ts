@@ -17,6 +17,7 @@ import {
   type HttpAnswer,
   type ServeProcess,
 } from './helpers/serve.js';
+import { hasIpv6Loopback } from './helpers/graph.js';
 
 /** The `t` a subtest gets. */
 type TapTest = Parameters<Parameters<typeof t.test>[0]>[0];
@@ -374,12 +375,7 @@ t.test('--host must be loopback', async (t) => {
 });
 
 t.test('::1 works when the machine has it', async (t) => {
-  const probe = createServer();
-  const hasV6 = await new Promise<boolean>((resolve) => {
-    probe.once('error', () => resolve(false));
-    probe.listen(0, '::1', () => probe.close(() => resolve(true)));
-  });
-  if (!hasV6) {
+  if (!(await hasIpv6Loopback())) {
     t.pass('no IPv6 loopback on this machine');
     return;
   }

@@ -76,6 +76,25 @@ export class HoldRegistry {
     return dropped;
   }
 
+  /**
+   * Let go every hold of a run that was deleted while its reporter is live:
+   * the reporter is told to continue an undecided one (its frame goes on
+   * unchanged) and keeps to a decision already sent. Returns each hold with
+   * the action its frame goes on with; a decision that comes later is a
+   * conflict (409).
+   */
+  releaseRun(runId: string): Array<{ holdId: string; action: HoldAction }> {
+    const released: Array<{ holdId: string; action: HoldAction }> = [];
+    for (const [holdId, entry] of this.#entries) {
+      if (entry.hold.runId !== runId) continue;
+      this.#entries.delete(holdId);
+      if (entry.decided === undefined) entry.owner.decide(holdId, 'continue', undefined);
+      this.#remember(holdId);
+      released.push({ holdId, action: entry.decided ?? 'continue' });
+    }
+    return released;
+  }
+
   #remember(holdId: string): void {
     this.#ended.add(holdId);
     if (this.#ended.size > MAX_ENDED) this.#ended.delete(this.#ended.values().next().value as string);

@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_CSP, COMMON_HEADERS } from './security.js';
 
-/** Send a JSON answer with the API's headers. */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+/** Send a JSON answer with the API's headers (and `headers`, if given). */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
   const text = body === undefined ? '' : JSON.stringify(body);
   res.writeHead(status, {
     ...COMMON_HEADERS,
     'content-security-policy': API_CSP,
+    ...headers,
     ...(text === '' ? {} : { 'content-type': 'application/json; charset=utf-8' }),
     'content-length': Buffer.byteLength(text),
   });
@@ -14,8 +15,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 }
 
 /** A generic error: a short fixed message, never the input or a stack. */
-export function sendError(res: ServerResponse, status: number, message: string): void {
-  sendJson(res, status, { error: message });
+export function sendError(res: ServerResponse, status: number, message: string, headers?: Readonly<Record<string, string>>): void {
+  sendJson(res, status, { error: message }, headers);
+}
+
+/** 405, with the `Allow` header RFC 9110 requires: the methods the route does serve, e.g. `'GET, PUT'`. */
+export function sendMethodNotAllowed(res: ServerResponse, allow: string): void {
+  sendError(res, 405, 'method not allowed', { allow });
 }
 
 /** Why a body could not be read. */

@@ -18,7 +18,9 @@ export interface IngestContext {
 /**
  * One reporter's connection. It owns the runs it started (or reclaimed):
  * events for any other run are ignored, so a reporter cannot write into
- * another session, nor see or decide its holds.
+ * another session, nor see or decide its holds. A hold it reports that the
+ * server does not record (the run is another's, or was deleted) is answered
+ * with `continue` at once, so its session never waits for it.
  */
 export class ReporterConnection implements HoldOwner {
   readonly #ws: WebSocket;
@@ -92,14 +94,21 @@ export class ReporterConnection implements HoldOwner {
       owners.set(runId, this);
       this.#runs.add(runId);
       const existed = store.has(runId);
+      // A deleted run stays deleted (append ignores it), but this connection owns it: its holds are let go at once.
       const state = store.append(event, batch, index);
       if (state !== undefined) feed.broadcast({ type: existed ? 'run.updated' : 'run.started', run: { ...state.summary } });
       return;
     }
-    if (!this.#runs.has(runId)) return;
+    if (!this.#runs.has(runId) || !store.has(runId)) {
+      // Nothing of this run is recorded from this connection: another one
+      // reports it, or it was deleted while its reporter is live. Observation
+      // may be lost, the session never: a frame held for it would wait for a
+      // decision nobody can make, so it goes on at once, unchanged.
+      if (event.type === 'hold.opened') this.decide(event.holdId, 'continue', undefined);
+      else if (event.type === 'run.finished' && this.#runs.has(runId)) this.#disown(runId, owners);
+      return;
+    }
     if (event.type === 'hold.opened') {
-      const state = store.get(runId);
-      if (state === undefined) return;
       const hold = {
         holdId: event.holdId,
         runId,
@@ -121,10 +130,15 @@ export class ReporterConnection implements HoldOwner {
     if (state === undefined) return;
     if (feed.size > 0) feed.broadcastEvent(runId, event, batch?.line(index));
     if (event.type === 'run.finished') {
-      owners.delete(runId);
-      this.#runs.delete(runId);
+      this.#disown(runId, owners);
       feed.broadcast({ type: 'run.updated', run: { ...state.summary } });
     }
+  }
+
+  /** The run ended: this connection no longer reports it. */
+  #disown(runId: string, owners: Map<string, ReporterConnection>): void {
+    if (owners.get(runId) === this) owners.delete(runId);
+    this.#runs.delete(runId);
   }
 
   #closed(owners: Map<string, ReporterConnection>): void {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RUN_ID_PATTERN, type Breakpoints, type HoldAction } from '../report/events.js';
 import { parseBreakpoints } from './breakpoints.js';
 import type { HoldRegistry } from './holds.js';
-import { BodyError, readJsonBody, sendError, sendJson } from './http-util.js';
+import { BodyError, readJsonBody, sendError, sendJson, sendMethodNotAllowed } from './http-util.js';
 import type { LiveFeed } from './live-feed.js';
 import type { RunStore } from './run-store.js';
 
@@ -13,6 +13,8 @@ export interface ApiContext {
   holds: HoldRegistry;
   feed: LiveFeed;
   maxBody: number;
+  /** Delete a run (memory and disk), let its held frames go and tell the viewers; false if unknown. */
+  deleteRun(runId: string): boolean;
   getBreakpoints(): Breakpoints;
   setBreakpoints(breakpoints: Breakpoints): void;
 }
@@ -42,13 +44,13 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, path:
   if (rest.length > 0) return sendError(res, 404, 'not found');
 
   if (resource === 'health' && id === undefined) {
-    if (method !== 'GET') return sendError(res, 405, 'method not allowed');
+    if (method !== 'GET') return sendMethodNotAllowed(res, 'GET');
     return sendJson(res, 200, { ok: true, version: ctx.version });
   }
 
   if (resource === 'runs') {
     if (id === undefined) {
-      if (method !== 'GET') return sendError(res, 405, 'method not allowed');
+      if (method !== 'GET') return sendMethodNotAllowed(res, 'GET');
       return sendJson(res, 200, ctx.store.list());
     }
     if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'not found');
@@ -57,16 +59,15 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, path:
       return state === undefined ? sendError(res, 404, 'not found') : sendJson(res, 200, state.toRun());
     }
     if (method === 'DELETE') {
-      if (!ctx.store.delete(id)) return sendError(res, 404, 'not found');
-      ctx.feed.broadcast({ type: 'run.deleted', runId: id });
+      if (!ctx.deleteRun(id)) return sendError(res, 404, 'not found');
       return sendJson(res, 204, undefined);
     }
-    return sendError(res, 405, 'method not allowed');
+    return sendMethodNotAllowed(res, 'GET, DELETE');
   }
 
   if (resource === 'breakpoints' && id === undefined) {
     if (method === 'GET') return sendJson(res, 200, ctx.getBreakpoints());
-    if (method !== 'PUT') return sendError(res, 405, 'method not allowed');
+    if (method !== 'PUT') return sendMethodNotAllowed(res, 'GET, PUT');
     const read = await body(req, res, ctx.maxBody);
     if (read === undefined) return;
     const parsed = parseBreakpoints(read.value);
@@ -77,10 +78,10 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, path:
 
   if (resource === 'holds') {
     if (id === undefined) {
-      if (method !== 'GET') return sendError(res, 405, 'method not allowed');
+      if (method !== 'GET') return sendMethodNotAllowed(res, 'GET');
       return sendJson(res, 200, ctx.holds.list());
     }
-    if (method !== 'POST') return sendError(res, 405, 'method not allowed');
+    if (method !== 'POST') return sendMethodNotAllowed(res, 'POST');
     if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'unknown hold');
     const read = await body(req, res, ctx.maxBody);
     if (read === undefined) return;

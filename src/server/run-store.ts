@@ -17,11 +17,18 @@ interface RunLog {
   last: number;
 }
 
+/** Ids of deleted runs remembered, so that a live reporter's later events cannot bring one back. */
+const MAX_DELETED = 10_000;
+
 /** Options for {@link RunStore}. */
 export interface RunStoreOptions {
   /** Where the logs live: `<dataDir>/runs`. */
   dir: string;
-  /** Runs kept; the oldest finished ones are deleted first. @default 200 */
+  /**
+   * Runs kept. Past it the oldest finished runs are deleted; a running one
+   * never is (its reporter is live), so live runs may exceed it until they
+   * finish. @default 200
+   */
   maxRuns?: number;
   /** Told of every run that retention deletes (a delete asked for through {@link RunStore.delete} is the caller's to announce). */
   onRetentionDelete?: (runId: string) => void;
@@ -46,6 +53,9 @@ export class RunStore {
   #flushScheduled = false;
   /** Logs being flushed and closed, by run. */
   readonly #closing = new Map<string, Promise<void>>();
+  /** Runs deleted in this server's life (the last {@link MAX_DELETED}), oldest first: they stay deleted. */
+  readonly #deleted = new Set<string>();
+  #trimScheduled = false;
 
   constructor(options: RunStoreOptions) {
     this.dir = options.dir;
@@ -70,6 +80,7 @@ export class RunStore {
         continue;
       }
       let state: RunState | undefined;
+      let endedLast = false;
       for (const line of text.split('\n')) {
         if (line === '') continue;
         let event: RunEvent | undefined;
@@ -86,8 +97,11 @@ export class RunStore {
         }
         state ??= new RunState(runId, event.t);
         state.apply(event);
+        endedLast = event.type === 'run.finished';
       }
       if (state === undefined) continue;
+      // Events after its end: it was reclaimed (a reclaim is not logged), so it was live when the old server stopped.
+      if (!endedLast) state.resume();
       // Its reporter is gone with the old server; it may still reclaim it.
       state.abandon(state.lastT);
       this.#runs.set(runId, state);
@@ -114,7 +128,12 @@ export class RunStore {
 
   /**
    * Apply an event and append it to the run's log. A `run.started` for an
-   * unknown id creates the run. Returns the run if the event changed it.
+   * unknown id creates the run, unless that run was deleted: a deleted run
+   * stays deleted. Returns the run if the event changed it.
+   *
+   * A `run.started` for a run already here (the reclaim a reporter sends
+   * after a reconnect, or to a restarted server) makes it live again but is
+   * not logged: the log already starts with it.
    *
    * `batch` and `index` say where the event's text is, if the caller has it
    * (the text it arrived as): it is logged as is instead of stringified again.
@@ -122,10 +141,12 @@ export class RunStore {
   append(event: RunEvent, batch?: BatchText, index = 0): RunState | undefined {
     let state = this.#runs.get(event.runId);
     if (state === undefined) {
-      if (event.type !== 'run.started') return undefined;
+      if (event.type !== 'run.started' || this.#deleted.has(event.runId)) return undefined;
       state = new RunState(event.runId, event.t);
       this.#runs.set(event.runId, state);
       this.#enforceRetention(event.runId);
+    } else if (event.type === 'run.started') {
+      return state.apply(event) ? state : undefined;
     }
     if (!state.apply(event)) return undefined;
     const log = this.#log(event.runId);
@@ -139,7 +160,10 @@ export class RunStore {
       log.first = index;
       log.last = index;
     }
-    if (event.type === 'run.finished') this.#closeLog(event.runId);
+    if (event.type === 'run.finished') {
+      this.#closeLog(event.runId);
+      this.#trimSoon();
+    }
     return state;
   }
 
@@ -151,12 +175,18 @@ export class RunStore {
     state.apply(event);
     this.#pushLine(this.#log(runId), JSON.stringify(event));
     this.#closeLog(runId);
+    this.#trimSoon();
     return state;
   }
 
-  /** Remove a run from memory and disk. */
+  /**
+   * Remove a run from memory and disk. It stays deleted: later events for
+   * it (its reporter may still be live) are ignored, a `run.started` too.
+   */
   delete(runId: string): boolean {
     if (!this.#runs.delete(runId)) return false;
+    this.#deleted.add(runId);
+    if (this.#deleted.size > MAX_DELETED) this.#deleted.delete(this.#deleted.values().next().value as string);
     const file = join(this.dir, `${runId}.jsonl`);
     this.#closeLog(runId);
     const closing = this.#closing.get(runId);
@@ -243,15 +273,33 @@ export class RunStore {
     stream.end();
   }
 
+  /**
+   * A run just ended, so live runs that were kept over the limit may now be
+   * trimmed. Not at once: the caller announces the end first, and a viewer
+   * must not hear of a run after it heard it was deleted.
+   */
+  #trimSoon(): void {
+    if (this.#trimScheduled || this.#runs.size <= this.maxRuns) return;
+    this.#trimScheduled = true;
+    queueMicrotask(() => {
+      this.#trimScheduled = false;
+      this.#enforceRetention(undefined);
+    });
+  }
+
+  /**
+   * Delete the oldest finished runs while there are more than `maxRuns`
+   * (`keep` aside, the run being created). A running run is never deleted:
+   * its reporter is live and would lose its session's record, and its
+   * holds, mid-way. If only live runs are left over the limit they all
+   * stay, and are trimmed as they finish.
+   */
   #enforceRetention(keep: string | undefined): void {
     if (this.#runs.size <= this.maxRuns) return;
-    const oldestFirst = [...this.#runs.values()]
-      .filter((state) => state.summary.runId !== keep)
+    const finishedOldestFirst = [...this.#runs.values()]
+      .filter((state) => state.summary.runId !== keep && state.summary.status !== 'running')
       .sort((a, b) => (a.summary.startedAt < b.summary.startedAt ? -1 : 1));
-    // Finished runs go first; a live run is only dropped if nothing else can be.
-    const finished = oldestFirst.filter((state) => state.summary.status !== 'running');
-    const running = oldestFirst.filter((state) => state.summary.status === 'running');
-    for (const state of [...finished, ...running]) {
+    for (const state of finishedOldestFirst) {
       if (this.#runs.size <= this.maxRuns) break;
       this.delete(state.summary.runId);
       this.#onRetentionDelete?.(state.summary.runId);

@@ -5,12 +5,12 @@ import { WebSocketServer } from 'ws';
 import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
 import type { Breakpoints } from '../report/events.js';
 import { HoldRegistry } from './holds.js';
-import { sendError } from './http-util.js';
+import { sendError, sendMethodNotAllowed } from './http-util.js';
 import { ReporterConnection } from './ingest.js';
 import { LiveFeed } from './live-feed.js';
 import { handleApi } from './rest-api.js';
 import { RunStore } from './run-store.js';
-import { API_CSP, COMMON_HEADERS, LOOPBACK_HOSTS, hostAllowed, originAllowed, presentedToken, tokenMatches } from './security.js';
+import { API_CSP, COMMON_HEADERS, LOOPBACK_HOSTS, presentedToken, requestAllowed, tokenMatches } from './security.js';
 import { prepareToken } from './token-file.js';
 import { sendAsset, sendIndex } from './viewer-files.js';
 
@@ -98,8 +98,8 @@ function listenOn(server: Server, port: number, bindHost: string): Promise<numbe
 /**
  * Start `graphmind serve`: the REST control API, the live feed, the ingest
  * socket for reporters, the viewer, and the run store. Every request and
- * upgrade passes the Host and Origin checks before routing, and every API,
- * feed and ingest request needs the token.
+ * upgrade passes the target, Host and Origin checks before routing, and
+ * every API, feed and ingest request needs the token.
  */
 export async function startServer(options: ServeOptions = {}): Promise<GraphmindServer> {
   const env = options.env ?? process.env;
@@ -127,14 +127,20 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   port = await listenOn(server, port, bindHost);
 
   const feed = new LiveFeed();
+  const holds = new HoldRegistry();
+  /** A run is gone (deleted through the API, or by retention): frames held for it go on, and the viewers are told. */
+  const runGone = (runId: string): void => {
+    for (const { holdId, action } of holds.releaseRun(runId)) feed.broadcast({ type: 'hold.released', holdId, action });
+    feed.broadcast({ type: 'run.deleted', runId });
+  };
   let prepared: { token: string; tokenFile: string | null; store: RunStore; skippedLines: number };
   try {
     const { token: preparedToken, file } = prepareToken(dataDir, env);
     const runStore = new RunStore({
       dir: join(dataDir, 'runs'),
       maxRuns: options.maxRuns,
-      // A run that a new one pushes out is gone for the viewers too.
-      onRetentionDelete: (runId) => feed.broadcast({ type: 'run.deleted', runId }),
+      // A run that retention deletes is gone for the viewers too.
+      onRetentionDelete: runGone,
     });
     prepared = { token: preparedToken, tokenFile: file, store: runStore, skippedLines: runStore.load().skippedLines };
   } catch (error) {
@@ -142,7 +148,6 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     throw error;
   }
   const { token, tokenFile, store, skippedLines } = prepared;
-  const holds = new HoldRegistry();
   const reporters = new Set<ReporterConnection>();
   const owners = new Map<string, ReporterConnection>();
   let breakpoints: Breakpoints = { pauseOnError: options.pauseOnError ?? true, nodes: {} };
@@ -158,6 +163,11 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     holds,
     feed,
     maxBody,
+    deleteRun(runId: string): boolean {
+      if (!store.delete(runId)) return false;
+      runGone(runId);
+      return true;
+    },
     getBreakpoints: () => breakpoints,
     setBreakpoints(next: Breakpoints) {
       breakpoints = next;
@@ -167,7 +177,7 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   };
 
   onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    if (!hostAllowed(req, port) || !originAllowed(req, port)) return sendError(res, 403, 'forbidden');
+    if (!requestAllowed(req, port)) return sendError(res, 403, 'forbidden');
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname;
     if (path === '/api' || path.startsWith('/api/')) {
@@ -182,14 +192,14 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
       if (!tokenMatches(presentedToken(req, url, true), token)) return sendError(res, 401, 'unauthorized');
       return sendError(res, 426, 'upgrade required');
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'method not allowed');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(res, 'GET, HEAD');
     if (path === '/' || path === '/index.html') return sendIndex(res, token, port);
     return sendAsset(res, path);
   };
 
   onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => socket.destroy());
-    if (!hostAllowed(req, port) || !originAllowed(req, port)) return reject(socket, 403);
+    if (!requestAllowed(req, port)) return reject(socket, 403);
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const target = url.pathname === '/ingest' ? ingestServer : url.pathname === '/api/live' ? liveServer : undefined;
     if (target === undefined) return reject(socket, 404);

@@ -288,3 +288,24 @@ export function alive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
+
+/** At teardown, a proxy still running is sent SIGTERM (it passes it to its server), then SIGKILL after 4 s. */
+export function stopAtTeardown(t: { teardown(fn: () => unknown): void }, proxy: { child: { pid?: number }; exited: Promise<unknown> }): void {
+  const pid = proxy.child.pid as number;
+  t.teardown(async () => {
+    if (!alive(pid)) return;
+    kill(pid, 'SIGTERM');
+    const timer = setTimeout(() => kill(pid), 4000);
+    await proxy.exited;
+    clearTimeout(timer);
+  });
+}
+
+/** Whether this machine has an IPv6 loopback to listen on. */
+export function hasIpv6Loopback(): Promise<boolean> {
+  const probe = createServer();
+  return new Promise<boolean>((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(0, '::1', () => probe.close(() => resolve(true)));
+  });
+}
