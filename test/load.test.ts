@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { PROXY_FIXTURES, startProxy, waitFor, type ProxyProcess } from './helpers/cli.js';
-import { alive, instancesOf, kill, runOfProxy, shapeProblems, summarize, waitForRun } from './helpers/graph.js';
+import { instancesOf, runOfProxy, shapeProblems, stopAtTeardown, summarize, waitForRun } from './helpers/graph.js';
 import { startServe } from './helpers/serve.js';
 import { frame, initialize } from './helpers/wire.js';
 
@@ -35,13 +35,7 @@ t.test(`${SESSIONS} sessions × ${CALLS} tools/call against one debugger`, { tim
   for (let s = 0; s < SESSIONS; s++) {
     const proxy = startProxy(['--port', String(server.port)], [process.execPath, join(PROXY_FIXTURES, 'byte-echo-server.mjs')], { env });
     const pid = proxy.child.pid as number;
-    t.teardown(async () => {
-      if (!alive(pid)) return;
-      kill(pid, 'SIGTERM');
-      const timer = setTimeout(() => kill(pid), 4000);
-      await proxy.exited;
-      clearTimeout(timer);
-    });
+    stopAtTeardown(t, proxy);
     let answers = 0;
     proxy.child.stdout.on('data', (chunk: Buffer) => {
       for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) answers++;

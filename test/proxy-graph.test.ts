@@ -11,7 +11,6 @@ import type { Instance, Run } from '../src/report/events.js';
 import { DEFAULT_MAX_BUFFERED_EVENTS } from '../src/report/reporter.js';
 import { PROXY_FIXTURES, startProxy, waitFor, type ProxyProcess } from './helpers/cli.js';
 import {
-  alive,
   childrenOf,
   freePort,
   instancesOf,
@@ -21,6 +20,7 @@ import {
   sdkSession,
   serveOnPort,
   shapeProblems,
+  stopAtTeardown,
   summarize,
   tempDir,
   waitForRun,
@@ -79,14 +79,7 @@ function rawSession(
     env: proxyEnv({ GRAPHMIND_DATA_DIR: to.dataDir, ...options.env }),
   });
   const pid = proxy.child.pid as number;
-  t.teardown(async () => {
-    if (!alive(pid)) return;
-    // SIGTERM reaches the server through the proxy; SIGKILL if that is not enough.
-    kill(pid, 'SIGTERM');
-    const timer = setTimeout(() => kill(pid), 4000);
-    await proxy.exited;
-    clearTimeout(timer);
-  });
+  stopAtTeardown(t, proxy);
   return {
     proxy,
     pid,

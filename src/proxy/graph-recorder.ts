@@ -5,7 +5,7 @@ import type { GatePoint, InstanceError, NodeDeclaration } from '../report/events
 import { HIDDEN, redactCommandLine, type HideSettings } from '../report/hide.js';
 import { IdSequence } from '../report/id-sequence.js';
 import type { Reporter } from '../report/reporter.js';
-import { messageOf, type Frame, type JsonRpcMessage } from '../streams/frame.js';
+import { messageOf, type Direction, type Frame, type JsonRpcMessage } from '../streams/frame.js';
 import { PROTOCOL_NODE_ID, SESSION_NODE_ID, STDOUT_NOISE_NODE } from '../streams/node-naming.js';
 
 /** How many stdout-noise lines become executions on the graph. */
@@ -108,6 +108,21 @@ const UNKEPT_ANSWERED = '[graphmind] not kept, answered';
 function seen(instanceId: string | undefined): instanceId is string {
   return instanceId !== undefined && instanceId !== UNKEPT && instanceId !== UNKEPT_ANSWERED;
 }
+
+/**
+ * The output of a call still open at the end of a session whose answers
+ * could not be seen: the direction they travel in had become a raw byte
+ * pipe (a line over --max-frame-bytes), so an answer may well have been
+ * relayed, unread. Saying `NoAnswer` would be a guess.
+ */
+export function answerNotObserved(from: 'server' | 'client'): { '[graphmind]': string } {
+  return {
+    '[graphmind]': `answer not observed: the ${from}'s output had become a raw byte pipe (a line larger than --max-frame-bytes); an answer, if one came, was relayed unread`,
+  };
+}
+
+/** The `stream` of the log lines the proxy itself adds to the session node (the degrade notice). */
+export const PROXY_LOG_STREAM = 'graphmind';
 
 /** The longest nodeId `graphmind serve` accepts; a longer one would get the whole batch rejected. */
 export const MAX_NODE_ID_LENGTH = 1024;
@@ -229,6 +244,11 @@ export interface SessionEnd {
   spawnError?: { message: string; code?: string };
   /** The server died before answering anything. */
   exitedEarly?: { message: string; stderr: string[] };
+  /**
+   * The server failed after its stdout had become a raw byte pipe: whether
+   * it answered is not known (recorded as `McpServerExited`, the run ok).
+   */
+  exitedUnobserved?: { message: string; stderr: string[] };
   exitCode?: number | null;
   signal?: NodeJS.Signals | null;
 }
@@ -298,7 +318,14 @@ export class GraphRecorder {
   /** Calls counted as {@link UNKEPT} and not answered yet. */
   #unkeptOpen = 0;
   #calls = 0;
+  /** Protocol calls whose record ends in error now: the size of {@link GraphRecorder.#failedCalls}. */
   #errors = 0;
+  /** The protocol calls counted in `#errors` (a later decision may end one well after all). */
+  readonly #failedCalls = new WeakSet<Frame>();
+  /** Directions that became raw byte pipes: their frames, answers included, are no longer seen. */
+  readonly #degraded = new Set<Direction>();
+  /** Degrade notices to log on the session node when the first raw frame of their direction is recorded. */
+  readonly #notices = new Map<Direction, string>();
   #noise = 0;
   #finished = false;
   readonly #detachedLimit: number;
@@ -555,6 +582,9 @@ export class GraphRecorder {
       case 'noise':
         if (frame.direction === 'server-to-client') this.#onNoise(frame);
         break;
+      case 'raw':
+        this.#onRaw(frame);
+        break;
       default:
         break;
     }
@@ -565,6 +595,19 @@ export class GraphRecorder {
     if (this.#finished) return;
     this.flush();
     for (const text of lines) this.#log(text);
+  }
+
+  /**
+   * A direction fell back to a raw byte pipe (`notice` is the line printed
+   * on stderr). The notice goes on the session node where the first raw
+   * bytes stand; from then on that direction's frames are not seen, so a
+   * call waiting for an answer from it ends, with the session, as not
+   * observed rather than unanswered.
+   */
+  onDegraded(direction: Direction, notice: string): void {
+    if (this.#finished) return;
+    this.#degraded.add(direction);
+    this.#notices.set(direction, notice);
   }
 
   /** Record that the server process is known (its pid). */
@@ -578,7 +621,16 @@ export class GraphRecorder {
     if (this.#finished) return;
     this.flush();
     clearTimeout(this.#timer);
+    // A notice whose raw bytes were never recorded (nothing should be left).
+    for (const notice of this.#notices.values()) this.#log(notice, PROXY_LOG_STREAM);
+    this.#notices.clear();
     for (const request of this.#open.take()) {
+      const toServer = request.direction === 'client-to-server';
+      if (this.#degraded.has(toServer ? 'server-to-client' : 'client-to-server')) {
+        this.#ended(request.instanceId as string, answerNotObserved(toServer ? 'server' : 'client'), 0);
+        continue;
+      }
+      this.#countEnd(request, true);
       this.#failed(request.instanceId as string, undefined, { name: 'NoAnswer', message: 'the server exited without answering this request' }, 0);
     }
     // Those whose start was only counted end the same way: counted.
@@ -593,6 +645,13 @@ export class GraphRecorder {
     if (end.spawnError) {
       failed = true;
       error = { name: 'SpawnError', message: end.spawnError.message, data: { code: end.spawnError.code } };
+    } else if (end.exitedUnobserved) {
+      // Not known to have answered nothing: the run stays ok, as after an answer.
+      error = {
+        name: 'McpServerExited',
+        message: end.exitedUnobserved.message,
+        data: { exitCode: end.exitCode ?? null, signal: end.signal ?? null, stderr: end.exitedUnobserved.stderr },
+      };
     } else if (end.exitedEarly) {
       failed = true;
       error = {
@@ -638,6 +697,7 @@ export class GraphRecorder {
     if (!seen(instanceId)) return;
     if (action === 'retry') {
       this.#open.add(request);
+      this.#countEnd(request, false);
       const reporter = this.#reporter;
       const runId = this.runId;
       reporter.sendComplete(runId, { type: 'instance.reopened', instanceId, runId, seq: reporter.nextSeq(runId), t: this.#now() }, 0);
@@ -645,6 +705,7 @@ export class GraphRecorder {
     }
     // The call is answered here, by the debugger: it can no longer go unanswered.
     this.#open.delete(request);
+    this.#countEnd(request, action === 'abort');
     if (action === 'inject') {
       const output = this.#hide.toolResults && request.method === 'tools/call' ? HIDDEN : value;
       this.#ended(instanceId, output, 0);
@@ -698,10 +759,35 @@ export class GraphRecorder {
     reporter.sendComplete(runId, { type: 'run.meta', meta, runId, seq: reporter.nextSeq(runId), t: this.#now() }, 0);
   }
 
-  #log(text: string): void {
+  #log(text: string, stream = 'stderr'): void {
     const reporter = this.#reporter;
     const runId = this.runId;
-    reporter.sendComplete(runId, { type: 'log', nodeId: SESSION_NODE_ID, stream: 'stderr', text, runId, seq: reporter.nextSeq(runId), t: this.#now() }, text.length);
+    reporter.sendComplete(runId, { type: 'log', nodeId: SESSION_NODE_ID, stream, text, runId, seq: reporter.nextSeq(runId), t: this.#now() }, text.length);
+  }
+
+  /**
+   * A protocol call's record ended, in error or not: `errors` counts the
+   * protocol calls that end in error (a JSON-RPC error, a failed result,
+   * an abort, no answer), each once, and a decision that ends one well
+   * after all (an inject, a retry) takes it back out.
+   */
+  #countEnd(request: Frame, failed: boolean): void {
+    if (request.node?.parent !== PROTOCOL_NODE_ID) return;
+    if (!failed) {
+      if (this.#failedCalls.delete(request)) this.#errors--;
+    } else if (!this.#failedCalls.has(request)) {
+      this.#failedCalls.add(request);
+      this.#errors++;
+    }
+  }
+
+  /** Raw bytes of a degraded direction: the first of them carry its notice. */
+  #onRaw(frame: Frame): void {
+    const notice = this.#notices.get(frame.direction);
+    if (notice === undefined) return;
+    this.#notices.delete(frame.direction);
+    if (this.#dropping) return this.#drop(1);
+    this.#log(notice, PROXY_LOG_STREAM);
   }
 
   #ensureProtocol(): void {
@@ -750,9 +836,8 @@ export class GraphRecorder {
     // Not open: never recorded, already answered, or decided in the debugger.
     const instanceId = request.instanceId;
     if (instanceId === undefined || !this.#open.delete(request)) return;
-    const protocol = request.node?.parent === PROTOCOL_NODE_ID;
     if (frame.type === 'error') {
-      if (protocol) this.#errors++;
+      this.#countEnd(request, true);
       if (this.#dropping) return this.#drop(1);
       const rpc = messageOf(frame)?.error ?? {};
       this.#failed(instanceId, undefined, { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code: rpc.code, data: rpc.data }, 0);
@@ -764,16 +849,13 @@ export class GraphRecorder {
     }
     // Recorded with its request, in one event.
     if (request.answer === frame) return;
-    if (this.#dropping) {
-      if (frame.isError === true && protocol) this.#errors++;
-      return this.#drop(1);
-    }
+    this.#countEnd(request, frame.isError === true);
+    if (this.#dropping) return this.#drop(1);
     const hideResult = this.#hide.toolResults && request.method === 'tools/call';
     const source = this.#sourceOf(frame);
     const output = hideResult ? HIDDEN : recorded(frame, source, resultOf);
     const held = hideResult ? 0 : recordedBytes(frame);
     if (frame.isError === true) {
-      if (protocol) this.#errors++;
       const message = hideResult ? 'the tool reported an error (content hidden)' : new DeferredValue(0, toolErrorText, source);
       this.#failed(instanceId, output, { name: 'ToolError', message: message as string }, held);
       return;

@@ -96,7 +96,29 @@ export function exitedEarly(
   signal: NodeJS.Signals | null,
   stderrTail: readonly string[] | 'inherited',
 ): string {
-  const head = `${PREFIX}the MCP server ${describeExit(code, signal)} before answering anything`;
+  return withTail(`${PREFIX}the MCP server ${describeExit(code, signal)} before answering anything`, stderrTail);
+}
+
+/**
+ * The server failed after its output had become a raw byte pipe (a line
+ * over --max-frame-bytes): what it wrote since was relayed unread, so
+ * whether it ever answered is not known, and the line does not claim it
+ * did not.
+ */
+export function exitedUnobserved(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  stderrTail: readonly string[] | 'inherited',
+): string {
+  return withTail(
+    `${PREFIX}the MCP server ${describeExit(code, signal)}; whether it answered is not known,` +
+      ' since its stdout had become a raw byte pipe (a line larger than --max-frame-bytes)',
+    stderrTail,
+  );
+}
+
+/** A line about the server's end, with its last stderr lines under it. */
+function withTail(head: string, stderrTail: readonly string[] | 'inherited'): string {
   if (stderrTail === 'inherited') {
     return `${head} — its stderr was passed straight through (--inherit-stderr), so look for its last output above`;
   }

@@ -7,7 +7,7 @@ import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
 import { DEFAULT_RELEASE_EVERY_BYTES, MemoryRelease } from './memory-release.js';
 import * as messages from './messages.js';
 import { SPAWN_FAILURE_ATTACH_MS, startSessionReport } from './session-report.js';
-import { createStderrSink, type TextSink } from './stderr-sink.js';
+import { SharedStderr, createStderrSink, type TextSink } from './stderr-sink.js';
 import { StderrLines } from './stderr-lines.js';
 import { StderrTail } from './stderr-tail.js';
 import { traceLine } from './trace.js';
@@ -132,7 +132,8 @@ function startChild(spawn: SpawnFunction, options: ProxyOptions): Promise<ChildP
  * anything but relayed frames to `stdout`.
  */
 export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
-  const sink = options.stderr ?? createStderrSink();
+  // Our lines each start a line of their own, even after a server line left open.
+  const sink = new SharedStderr(options.stderr ?? createStderrSink());
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
   const env = options.env ?? process.env;
@@ -180,7 +181,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   const recordLines = new StderrLines();
   if (child.stderr) {
     child.stderr.on('data', (chunk: Buffer) => {
-      sink.write(chunk);
+      sink.server(chunk);
       tail.push(chunk);
       if (report !== undefined) {
         const lines = recordLines.push(chunk);
@@ -191,6 +192,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   }
 
   let answered = false;
+  // The server's stdout became a raw byte pipe: from then on its answers are relayed unread.
+  let serverDegraded = false;
   let noise = 0;
   report?.recorder.onSpawned(child.pid);
   const releaseEvery = options.releaseMemoryEvery ?? DEFAULT_RELEASE_EVERY_BYTES;
@@ -227,7 +230,14 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
     maxFrameBytes,
     onFrame,
     onDegrade: (direction) => {
-      sink.write(`${messages.degraded(direction === 'client-to-server' ? 'client' : 'server', maxFrameBytes)}\n`);
+      const notice = messages.degraded(direction === 'client-to-server' ? 'client' : 'server', maxFrameBytes);
+      if (direction === 'server-to-client') serverDegraded = true;
+      sink.write(`${notice}\n`);
+      try {
+        report?.recorder.onDegraded(direction, notice);
+      } catch {
+        // Observation is best-effort.
+      }
     },
   });
 
@@ -235,6 +245,11 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
 
   let exited = false;
   let stoppedByUs = false;
+  // The host closed our stdin: a server that exits then was asked to.
+  let hostClosed = false;
+  stdin.once('end', () => {
+    hostClosed = true;
+  });
   const timers: NodeJS.Timeout[] = [];
   const terminate = (signal: NodeJS.Signals, graceMs: number): void => {
     if (exited) return;
@@ -249,6 +264,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
 
   relay.toServer.done.then(
     () => {
+      hostClosed = true;
       const timer = setTimeout(() => terminate('SIGTERM', options.killGraceMs ?? 3000), options.stdinCloseGraceMs ?? 5000);
       timer.unref();
       timers.push(timer);
@@ -288,17 +304,31 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   if (unterminated.length > 0) report?.onStderr(unterminated);
   const lastLines = tail.lines();
   let early: { message: string; stderr: string[] } | undefined;
-  // A crash before any answer is worth the line even when the host had
-  // already closed our stdin (a smoke test that starts the proxy with no
-  // input): the server still died before answering anything.
-  if (!answered && !stoppedByUs && (pending > 0 || crashed)) {
-    const stderrTail = options.inheritStderr ? 'inherited' : lastLines;
+  let unobserved: { message: string; stderr: string[] } | undefined;
+  const stderrTail = options.inheritStderr ? 'inherited' : lastLines;
+  const recorded = (text: string): { message: string; stderr: string[] } => ({
+    message: text.split('\n')[0]?.replace(/^graphmind mcp-proxy: /, '') ?? text,
+    stderr: options.inheritStderr ? [] : lastLines,
+  });
+  if (!answered && !stoppedByUs && serverDegraded) {
+    // Its answers, if any, went by unread: never say it answered nothing.
+    // A crash is still a crash, and worth its line.
+    if (crashed) {
+      const text = messages.exitedUnobserved(code, signal, stderrTail);
+      sink.write(`${text}\n`);
+      unobserved = recorded(text);
+    }
+  } else if (!answered && !stoppedByUs && (pending > 0 || crashed || !hostClosed)) {
+    // A crash before any answer is worth the line even when the host had
+    // already closed our stdin (a smoke test that starts the proxy with no
+    // input): the server still died before answering anything. So is a
+    // clean exit the host never asked for (it still had our stdin open).
     const text = messages.exitedEarly(code, signal, stderrTail);
     sink.write(`${text}\n`);
-    early = { message: text.split('\n')[0]?.replace(/^graphmind mcp-proxy: /, '') ?? text, stderr: options.inheritStderr ? [] : lastLines };
+    early = recorded(text);
   }
   if (noise > 0) sink.write(`${messages.stdoutNoiseSummary(noise)}\n`);
-  await report?.finish({ exitedEarly: early, exitCode: code, signal }, 0);
+  await report?.finish({ exitedEarly: early, exitedUnobserved: unobserved, exitCode: code, signal }, 0);
   relay.toServer.framer.destroy();
   await sink.flush(1000);
   const exitCode = signal !== null ? signalExitCode(signal) : (code ?? 1);

@@ -84,3 +84,48 @@ export function streamSink(stream: NodeJS.WritableStream): TextSink {
     flush: async () => {},
   };
 }
+
+const NEWLINE = Buffer.from('\n');
+
+/**
+ * The proxy's stderr as the server and the proxy share it: the server's
+ * bytes go on exactly as they came, and every line of ours (diagnostics,
+ * `--trace`, HOLDING) starts a line of its own. When the server's last
+ * write left a line open (no trailing newline), a newline goes first, so
+ * a script matching `^graphmind mcp-proxy: ` still finds ours. With
+ * `--inherit-stderr` the server writes to the descriptor itself and this
+ * cannot know where its output stands.
+ */
+export class SharedStderr implements TextSink {
+  readonly #out: TextSink;
+  /** The last byte written was not a newline. */
+  #midLine = false;
+
+  constructor(out: TextSink) {
+    this.#out = out;
+  }
+
+  /** Bytes the server wrote to its stderr, passed on unchanged. */
+  server(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    this.#out.write(chunk);
+    this.#midLine = chunk[chunk.length - 1] !== 0x0a;
+  }
+
+  /** Text of ours: on a line of its own. */
+  write(chunk: string | Buffer): void {
+    if (chunk.length === 0) return;
+    if (this.#midLine) {
+      // One write, so that a sink dropping output drops both or neither.
+      this.#out.write(typeof chunk === 'string' ? `\n${chunk}` : Buffer.concat([NEWLINE, chunk]));
+    } else {
+      this.#out.write(chunk);
+    }
+    const last = typeof chunk === 'string' ? chunk.charCodeAt(chunk.length - 1) : chunk[chunk.length - 1];
+    this.#midLine = last !== 0x0a;
+  }
+
+  flush(timeoutMs: number): Promise<void> {
+    return this.#out.flush(timeoutMs);
+  }
+}
