@@ -170,7 +170,7 @@ t.test('the debugger dies mid-hold: every held frame goes on', async (t) => {
 
 t.test('a decision the proxy does not know lets the held frame through (fail open)', async (t) => {
   // In-process: the server only ever sends the four actions, so a fake reporter plays a confused one.
-  const reporter = Object.assign(new EventEmitter(), { attached: true, sent: [] as unknown[], send(_runId: string, event: unknown) { this.sent.push(event); } });
+  const reporter = Object.assign(new EventEmitter(), { attached: true, url: 'http://[::1]:4747', sent: [] as unknown[], send(_runId: string, event: unknown) { this.sent.push(event); } });
   const recorder = { runId: 'run_test', instanceIdOf: () => 'mcp_1', onDecision: () => {} };
   const lines: string[] = [];
   const sink: TextSink = {
@@ -181,7 +181,6 @@ t.test('a decision the proxy does not know lets the held frame through (fail ope
     reporter: reporter as unknown as Reporter,
     recorder: recorder as unknown as GraphRecorder,
     sink,
-    port: 4747,
     waitForAttach: false,
     loopAllow: [],
   });
@@ -200,4 +199,8 @@ t.test('a decision the proxy does not know lets the held frame through (fail ope
     t.strictSame(await decided, [held], `${held.type}: forwarded unchanged`);
   }
   t.equal(lines.length, 2, 'a HOLDING line for each');
+  t.ok(
+    lines.every((line) => line.endsWith('resume it in http://[::1]:4747\n')),
+    'each names the debugger where the reporter reached it (here on ::1)',
+  );
 });

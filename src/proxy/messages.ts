@@ -135,10 +135,10 @@ export function degraded(from: 'client' | 'server', limit: number): string {
   );
 }
 
-/** A frame is held and the host is waiting: said once per hold, where hosts show server logs. */
-export function holding(method: string, id: unknown, gate: 'before' | 'after' | 'error', port: number): string {
+/** A frame is held and the host is waiting: said once per hold, where hosts show server logs. `url` is the debugger's. */
+export function holding(method: string, id: unknown, gate: 'before' | 'after' | 'error', url: string): string {
   const number = id === undefined || id === null ? '' : ` #${typeof id === 'string' ? id : JSON.stringify(id)}`;
-  return `${PREFIX}HOLDING ${method}${number} at the ${gate} gate — resume it in http://127.0.0.1:${port}`;
+  return `${PREFIX}HOLDING ${method}${number} at the ${gate} gate — resume it in ${url}`;
 }
 
 /** An argument problem, before anything was started. */

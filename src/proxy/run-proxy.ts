@@ -219,7 +219,6 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
           reporter: report.reporter,
           recorder: report.recorder,
           sink,
-          port: options.port ?? 4747,
           waitForAttach: options.waitForAttach ?? false,
           loopAllow: loopAllowList(env),
         });

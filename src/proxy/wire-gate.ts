@@ -22,8 +22,6 @@ export interface WireGateOptions {
   reporter: Reporter;
   recorder: GraphRecorder;
   sink: TextSink;
-  /** Where the viewer is, for the HOLDING line. */
-  port: number;
   /** Hold the first frame until the debugger attaches. */
   waitForAttach: boolean;
   /** Tools polled on purpose (`GRAPHMIND_LOOP_ALLOW`). */
@@ -167,7 +165,7 @@ export class WireGate implements FrameGate {
   }
 
   #hold(frame: Frame, point: GatePoint, reason: HoldReason): Promise<readonly Frame[]> {
-    const { reporter, recorder, sink, port } = this.#options;
+    const { reporter, recorder, sink } = this.#options;
     const { hold, decision } = this.gate.hold(point, reason);
     const call = frame.request ?? frame;
     const method = call.method ?? 'unknown';
@@ -181,7 +179,7 @@ export class WireGate implements FrameGate {
       frame: new DeferredValue(frame.raw.length, () => heldFrame(frame, call, recorder.hide)),
       reason,
     });
-    sink.write(`${messages.holding(method, call.id, point, port)}\n`);
+    sink.write(`${messages.holding(method, call.id, point, reporter.url)}\n`);
     return decision.then((d) => {
       let out: readonly Frame[];
       try {
