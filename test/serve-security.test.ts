@@ -84,6 +84,11 @@ t.test('the token', async (t) => {
   t.equal(ingestNoToken.status, 401, 'a plain request to /ingest needs the token too');
   const ingestToken = await rawRequest(port, { path: '/ingest', headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` } });
   t.equal(ingestToken.status, 426, 'with the token, /ingest asks for a WebSocket upgrade');
+  const liveNoToken = await rawRequest(port, { path: '/api/live', headers: { host: `127.0.0.1:${port}` } });
+  t.equal(liveNoToken.status, 401, 'a plain request to /api/live needs the token');
+  const liveToken = await rawRequest(port, { path: '/api/live', headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` } });
+  t.equal(liveToken.status, 426, 'with the token, /api/live asks for a WebSocket upgrade, as /ingest does');
+  t.equal(liveToken.headers.upgrade, 'websocket', 'and names the protocol');
 
   const good = await api(port, token, 'GET', '/api/runs');
   t.equal(good.status, 200, 'the right token: 200');

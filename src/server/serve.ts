@@ -182,6 +182,8 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     const path = url.pathname;
     if (path === '/api' || path.startsWith('/api/')) {
       if (!tokenMatches(presentedToken(req, url, false), token)) return sendError(res, 401, 'unauthorized');
+      // The live feed is a WebSocket, as /ingest is: a plain request is told so.
+      if (path === '/api/live') return sendError(res, 426, 'upgrade required', { upgrade: 'websocket' });
       handleApi(req, res, path, apiContext).catch(() => {
         if (!res.headersSent) sendError(res, 500, 'internal error');
       });
