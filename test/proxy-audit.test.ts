@@ -9,7 +9,9 @@
 //    write had no newline;
 // 3. the protocol card's `errors` counts calls that ended unanswered;
 // 4. a server that exits 0 on its own before answering anything, the host
-//    still connected, is reported as exiting early.
+//    still connected, is reported as exiting early;
+// 5. a debugger that refuses the proxy's token is said once, not silently
+//    left unobserved.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
@@ -297,4 +299,28 @@ t.test('a server that exits 0 on its own before answering, the host still connec
     'McpServerExitedEarly on the session',
   );
   proxy.child.stdin.end();
+});
+
+t.test('a debugger that refuses the proxy’s token is said once on stderr, and the session goes on', async (t) => {
+  const proxy = startProxy(['--port', String(server.port)], [node, fixture('echo-server.mjs')], { env: proxyEnv({ GRAPHMIND_TOKEN: 'not-the-token' }) });
+  stopAtTeardown(t, proxy);
+  proxy.child.stdin.write(shortInitialize(1));
+  await responseTo(proxy, 1);
+  await stderrMatch(proxy, /refused this proxy/);
+  // Long enough for the reporter to be turned away again (it retries after 250 ms, then 500 ms).
+  await new Promise((resolve) => setTimeout(resolve, 900));
+  proxy.child.stdin.write(toolsCall(2, 'echo', { n: 1 }));
+  await responseTo(proxy, 2);
+  proxy.child.stdin.end();
+  const { code } = await proxy.exited;
+  t.equal(code, 0, 'the session ended as the server did');
+  t.equal(messagesIn(proxy.stdout()).length, 2, 'every answer reached the host');
+  t.same(
+    ours(proxy.stderr()),
+    [
+      `${PREFIX}the debugger at http://127.0.0.1:${server.port} refused this proxy: its token is not the one this proxy presents` +
+        ' (set GRAPHMIND_TOKEN, or GRAPHMIND_DATA_DIR to the directory `graphmind serve --data-dir` uses); relaying without it, and trying again',
+    ],
+    'one line, once, naming the cause and the fix',
+  );
 });

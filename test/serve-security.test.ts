@@ -84,6 +84,7 @@ t.test('the token', async (t) => {
   t.equal(ingestNoToken.status, 401, 'a plain request to /ingest needs the token too');
   const ingestToken = await rawRequest(port, { path: '/ingest', headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` } });
   t.equal(ingestToken.status, 426, 'with the token, /ingest asks for a WebSocket upgrade');
+  t.equal(ingestToken.headers.upgrade, 'websocket', 'naming the protocol');
   const liveNoToken = await rawRequest(port, { path: '/api/live', headers: { host: `127.0.0.1:${port}` } });
   t.equal(liveNoToken.status, 401, 'a plain request to /api/live needs the token');
   const liveToken = await rawRequest(port, { path: '/api/live', headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` } });

@@ -135,6 +135,19 @@ export function degraded(from: 'client' | 'server', limit: number): string {
   );
 }
 
+/**
+ * The debugger on the port turned this proxy away (`status` 401: the token
+ * presented is not its own). Said once per session; the proxy goes on
+ * relaying, unobserved, and keeps trying.
+ */
+export function debuggerRefused(url: string, status: number): string {
+  const why =
+    status === 401
+      ? 'its token is not the one this proxy presents (set GRAPHMIND_TOKEN, or GRAPHMIND_DATA_DIR to the directory `graphmind serve --data-dir` uses)'
+      : `it answered HTTP ${status}`;
+  return `${PREFIX}the debugger at ${url} refused this proxy: ${why}; relaying without it, and trying again`;
+}
+
 /** A frame is held and the host is waiting: said once per hold, where hosts show server logs. `url` is the debugger's. */
 export function holding(method: string, id: unknown, gate: 'before' | 'after' | 'error', url: string): string {
   const number = id === undefined || id === null ? '' : ` #${typeof id === 'string' ? id : JSON.stringify(id)}`;

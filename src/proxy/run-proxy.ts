@@ -191,6 +191,11 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
     child.stderr.on('error', () => {});
   }
 
+  // A debugger that turns us away is worth one line: otherwise the session is silently unobserved.
+  report?.reporter.once('refused', (status: number) => {
+    sink.write(`${messages.debuggerRefused(report.reporter.url, status)}\n`);
+  });
+
   let answered = false;
   // The server's stdout became a raw byte pipe: from then on its answers are relayed unread.
   let serverDegraded = false;

@@ -149,7 +149,10 @@ class RunState {
  * is best-effort, and the caller's work goes on whatever happens here.
  *
  * Events: `'attached'`, `'detached'`, `'breakpoints'` (Breakpoints),
- * `'decision'` ({@link DecisionMessage}).
+ * `'decision'` ({@link DecisionMessage}), `'refused'` (the HTTP status with
+ * which something on the port turned the connection down: 401 for a token
+ * that is not the debugger's; it is tried again, with backoff, as when
+ * nothing listens).
  */
 export class Reporter extends EventEmitter {
   readonly port: number;
@@ -666,6 +669,7 @@ export class Reporter extends EventEmitter {
     ws.on('unexpected-response', (_req, res) => {
       res.resume();
       ws.terminate();
+      this.emit('refused', res.statusCode ?? 0);
     });
     ws.on('close', () => {
       const wasAttached = this.#attached;

@@ -192,7 +192,7 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     if (path === '/ingest') {
       // Only a WebSocket upgrade is served here, and even asking needs the token.
       if (!tokenMatches(presentedToken(req, url, true), token)) return sendError(res, 401, 'unauthorized');
-      return sendError(res, 426, 'upgrade required');
+      return sendError(res, 426, 'upgrade required', { upgrade: 'websocket' });
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(res, 'GET, HEAD');
     if (path === '/' || path === '/index.html') return sendIndex(res, token, port);
