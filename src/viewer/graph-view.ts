@@ -3,7 +3,7 @@
 // inside. Cards are kept per node and rebuilt only when what they show changes.
 import type { NodeStatus } from '../report/events.js';
 import { clickable, el, setAttr } from './dom.js';
-import { isContainer, type RunModel } from './run-model.js';
+import { isContainer, runEnded, shownState, type RunModel } from './run-model.js';
 import type { Store } from './store.js';
 
 const KIND_NAMES: Record<string, string> = { server: 'server', tool: 'tool', resource: 'resource', prompt: 'prompt', llm: 'llm', custom: 'protocol' };
@@ -65,6 +65,9 @@ export class GraphView {
     const entry = run.node(nodeId);
     if (entry === undefined) return el('div');
     const status: NodeStatus = run.shownStatus(nodeId);
+    // Open in a run that is no longer running: unfinished, not running.
+    const shown = shownState(status, run);
+    const ended = runEnded(run);
     const container = isContainer(nodeId);
     const folded = container && !this.store.unfolded.has(nodeId);
     const inside = container ? run.callsInside(nodeId) : undefined;
@@ -72,7 +75,8 @@ export class GraphView {
     const bp = this.store.breakpoints.nodes[nodeId];
     const selected = this.store.selectedNodeId === nodeId;
     const sig = [
-      status,
+      shown,
+      ended,
       entry.instances.length,
       entry.open,
       entry.errors,
@@ -88,6 +92,7 @@ export class GraphView {
 
     const { node } = entry;
     const classes = ['node', `kind-${node.kind}`, `status-${status}`];
+    if (shown === 'unfinished') classes.push('unfinished');
     if (container) classes.push('container', folded ? 'folded' : 'unfolded');
     if (hold !== undefined) classes.push('held');
     if (selected) classes.push('selected');
@@ -99,7 +104,7 @@ export class GraphView {
       'div',
       { class: 'node-head' },
       el('span', { class: 'kind', text: container ? 'protocol' : (KIND_NAMES[node.kind] ?? node.kind) }),
-      el('span', { class: `pill status-${status}`, text: node.kind === 'server' && status === 'open' ? 'running' : status }),
+      el('span', { class: `pill status-${status}${shown === 'unfinished' ? ' unfinished' : ''}`, text: node.kind === 'server' && shown === 'open' ? 'running' : shown }),
     );
     if (!container) head.appendChild(el('span', { class: 'count', text: `×${entry.instances.length}`, title: `${entry.instances.length} call(s)` }));
     card.appendChild(head);
@@ -108,7 +113,7 @@ export class GraphView {
     if (container && inside !== undefined) {
       const parts = [`${inside.calls} call${inside.calls === 1 ? '' : 's'} inside`];
       if (inside.errors > 0) parts.push(`${inside.errors} failed`);
-      if (inside.open > 0) parts.push(`${inside.open} open`);
+      if (inside.open > 0) parts.push(`${inside.open} ${ended ? 'unfinished' : 'open'}`);
       card.appendChild(el('div', { class: 'inside', text: parts.join(' · ') }));
       card.appendChild(el('div', { class: 'fold-hint', text: folded ? '▸ click to unfold' : '▾ click to fold' }));
       setAttr(card, 'aria-expanded', String(!folded));
@@ -116,7 +121,12 @@ export class GraphView {
       clickable(card, () => this.store.toggleFold(nodeId));
     } else {
       clickable(card, () => this.store.selectNode(nodeId));
-      if (entry.open > 0 && node.kind !== 'server') card.appendChild(el('div', { class: 'open-note', text: entry.open === 1 ? 'no answer yet' : `${entry.open} without an answer yet` }));
+      if (entry.open > 0 && node.kind !== 'server') {
+        const note = ended
+          ? (entry.open === 1 ? 'no answer: the run ended first' : `${entry.open} without an answer: the run ended first`)
+          : (entry.open === 1 ? 'no answer yet' : `${entry.open} without an answer yet`);
+        card.appendChild(el('div', { class: ended ? 'open-note unfinished' : 'open-note', text: note }));
+      }
     }
     const marks: HTMLElement[] = [];
     if (bp?.before === true) marks.push(el('span', { class: 'bp-mark', text: '◆ before', title: 'breakpoint before the request' }));

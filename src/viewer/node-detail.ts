@@ -5,9 +5,12 @@ import type { Instance } from '../report/events.js';
 import { button, clickable, el, setAttr, setChildren } from './dom.js';
 import { clock, duration, preview, span } from './format.js';
 import { jsonBlock } from './json-view.js';
-import { STDOUT_NOISE_NODE_ID, SESSION_NODE_ID, isContainer, type RunModel } from './run-model.js';
+import { STDOUT_NOISE_NODE_ID, SESSION_NODE_ID, isContainer, runEnded, shownState, type RunModel } from './run-model.js';
 import type { Store } from './store.js';
 import { VirtualList } from './virtual-list.js';
+
+/** The body of a call still open when its run ended (its reporter vanished, the server restarted). */
+const UNFINISHED_TEXT = 'The run ended before this call finished, so its outcome is unknown.';
 
 /** The detail pane of the selected node. */
 export class NodeDetail {
@@ -24,8 +27,10 @@ export class NodeDetail {
         key: (instance) => instance.instanceId,
         version: (instance) => {
           const held = this.store.holds.some((h) => h.runId === this.store.selectedRunId && h.instanceId === instance.instanceId);
-          const tick = instance.status === 'open' ? Math.floor(Date.now() / 1000) : 0;
-          return `${instance.status}|${instance.endedAt}|${this.store.expanded.has(instance.instanceId)}|${held}|${tick}`;
+          // The run's status is in it: an open call turns unfinished when the run ends, and back on a reclaim.
+          const shown = shownState(instance.status, this.store.run);
+          const tick = shown === 'open' ? Math.floor(Date.now() / 1000) : 0;
+          return `${shown}|${instance.endedAt}|${this.store.expanded.has(instance.instanceId)}|${held}|${tick}`;
         },
         render: (instance, index) => this.#row(instance, index),
       },
@@ -78,8 +83,10 @@ export class NodeDetail {
     if (entry === undefined) return;
     const bp = this.store.breakpoints.nodes[nodeId] ?? {};
     const status = run.shownStatus(nodeId);
+    const shown = shownState(status, run);
+    const ended = runEnded(run);
     const hold = this.store.holdOn(nodeId);
-    const sig = [nodeId, status, entry.instances.length, entry.open, entry.errors, bp.before === true, bp.after === true, hold?.holdId ?? ''].join('|');
+    const sig = [nodeId, shown, ended, entry.instances.length, entry.open, entry.errors, bp.before === true, bp.after === true, hold?.holdId ?? ''].join('|');
     if (sig === this.#headSig) return;
     this.#headSig = sig;
     const { node } = entry;
@@ -88,10 +95,10 @@ export class NodeDetail {
       { class: 'detail-title' },
       el('span', { class: `kind kind-${node.kind}`, text: node.kind }),
       el('h2', { text: node.label === '' ? node.nodeId : node.label }),
-      el('span', { class: `pill status-${status}`, text: status }),
+      el('span', { class: `pill status-${status}${shown === 'unfinished' ? ' unfinished' : ''}`, text: shown }),
     );
     const counts = [`${entry.instances.length} call${entry.instances.length === 1 ? '' : 's'}`];
-    if (entry.open > 0) counts.push(`${entry.open} open`);
+    if (entry.open > 0) counts.push(`${entry.open} ${ended ? 'unfinished' : 'open'}`);
     if (entry.errors > 0) counts.push(`${entry.errors} failed`);
     const info = el('div', { class: 'detail-info' }, el('code', { class: 'node-id', text: nodeId }), el('span', { class: 'muted', text: counts.join(' · ') }));
     const breakable = nodeId !== SESSION_NODE_ID && !isContainer(nodeId) && nodeId !== STDOUT_NOISE_NODE_ID && node.kind !== 'server';
@@ -119,21 +126,24 @@ export class NodeDetail {
     const expanded = this.store.expanded.has(instance.instanceId);
     const held = this.store.holds.find((h) => h.runId === this.store.selectedRunId && h.instanceId === instance.instanceId);
     const took = span(instance.startedAt, instance.endedAt);
+    const shown = shownState(instance.status, this.store.run);
+    const unfinished = shown === 'unfinished';
     const head = el(
       'div',
       { class: 'inst-head' },
       el('span', { class: 'chevron', text: expanded ? '▾' : '▸' }),
       el('span', { class: 'inst-n', text: `#${index + 1}` }),
       el('span', { class: 'inst-id', text: instance.instanceId }),
-      el('span', { class: `pill status-${instance.status}`, text: instance.status }),
-      el('span', { class: 'inst-dur', text: instance.status === 'open' ? `open ${duration(took)}` : duration(took) }),
+      el('span', { class: `pill status-${instance.status}${unfinished ? ' unfinished' : ''}`, text: shown }),
+      // No ticking time for an unfinished call: it did not go on after the run ended.
+      el('span', { class: 'inst-dur', text: unfinished ? 'unfinished' : shown === 'open' ? `open ${duration(took)}` : duration(took) }),
       el('span', { class: 'inst-time', text: clock(instance.startedAt) }),
       held === undefined ? null : el('span', { class: 'held-badge', text: `held · ${held.gate}` }),
       expanded ? null : el('span', { class: 'inst-preview', text: preview(instance.error !== undefined ? instance.error.message : instance.input, 200) }),
     );
     clickable(head, () => this.store.toggleExpanded(instance.instanceId));
     setAttr(head, 'aria-expanded', String(expanded));
-    const row = el('div', { class: `inst status-${instance.status}${held !== undefined ? ' held' : ''}` }, head);
+    const row = el('div', { class: `inst status-${instance.status}${unfinished ? ' unfinished' : ''}${held !== undefined ? ' held' : ''}` }, head);
     setAttr(row, 'data-instance-id', instance.instanceId);
     if (expanded) {
       const body = el('div', { class: 'inst-body' });
@@ -143,10 +153,12 @@ export class NodeDetail {
       if (instance.input !== undefined) body.appendChild(jsonBlock('input', instance.input));
       if (instance.error !== undefined) body.appendChild(jsonBlock('error', instance.error, true, 'error'));
       if (instance.output !== undefined) body.appendChild(jsonBlock('output', instance.output));
+      const waiting = unfinished ? UNFINISHED_TEXT : 'Waiting for an answer…';
+      const note = unfinished ? 'muted unfinished-note' : 'muted';
       if (instance.input === undefined && instance.output === undefined && instance.error === undefined) {
-        body.appendChild(el('p', { class: 'muted', text: instance.status === 'open' ? 'Waiting for an answer…' : 'Nothing recorded.' }));
+        body.appendChild(el('p', { class: note, text: instance.status === 'open' ? waiting : 'Nothing recorded.' }));
       } else if (instance.status === 'open' && instance.output === undefined) {
-        body.appendChild(el('p', { class: 'muted', text: 'Waiting for an answer…' }));
+        body.appendChild(el('p', { class: note, text: waiting }));
       }
       row.appendChild(body);
     }

@@ -206,6 +206,29 @@ export const SESSION_NODE_ID = 'mcp:session';
 /** Non-JSON lines the server wrote to stdout. */
 export const STDOUT_NOISE_NODE_ID = 'mcp:stdout-noise';
 
+/**
+ * A status as the page shows it. `unfinished` is an execution (or a node)
+ * still open in a run that is no longer running: its reporter vanished or
+ * the server restarted, so nobody knows how it ended. The data keeps it
+ * open (a reclaim may still finish it); only the display says otherwise.
+ */
+export type ShownStatus = NodeStatus | 'unfinished';
+
+/**
+ * `status` as shown in `run`: `open` becomes `unfinished` once the run is
+ * not running. The one place that decides it, for the graph, the node
+ * detail and the timeline; each view keys its caches on the run's status so
+ * a reclaim (the run running again) redraws them as open.
+ */
+export function shownState(status: NodeStatus, run: RunModel | null | undefined): ShownStatus {
+  return status === 'open' && runEnded(run) ? 'unfinished' : status;
+}
+
+/** Is the run over (ok or error)? What is still open in it then is unfinished. */
+export function runEnded(run: RunModel | null | undefined): boolean {
+  return run !== null && run !== undefined && run.summary.status !== 'running';
+}
+
 /** Is this node drawn as a folded container? */
 export function isContainer(nodeId: string): boolean {
   return nodeId === PROTOCOL_NODE_ID;

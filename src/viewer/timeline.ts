@@ -4,7 +4,7 @@
 // shown with their text quoted. Virtualised, and it follows the tail.
 import { clickable, el, setAttr } from './dom.js';
 import { clock, cut, duration, preview, span } from './format.js';
-import { STDOUT_NOISE_NODE_ID, type RunModel, type TimelineItem } from './run-model.js';
+import { STDOUT_NOISE_NODE_ID, shownState, type RunModel, type TimelineItem } from './run-model.js';
 import type { Store } from './store.js';
 import { VirtualList } from './virtual-list.js';
 
@@ -24,8 +24,10 @@ export class Timeline {
         key: (item) => (item.kind === 'log' ? `l${item.index}` : `i${item.instance.instanceId}`),
         version: (item) => {
           if (item.kind === 'log') return '';
-          const tick = item.instance.status === 'open' ? Math.floor(Date.now() / 1000) : 0;
-          return `${item.instance.status}|${item.instance.endedAt}|${tick}`;
+          // The run's status is in it: an open call turns unfinished when the run ends, and back on a reclaim.
+          const shown = shownState(item.instance.status, this.store.run);
+          const tick = shown === 'open' ? Math.floor(Date.now() / 1000) : 0;
+          return `${shown}|${item.instance.endedAt}|${tick}`;
         },
         render: (item) => this.#row(item),
       },
@@ -83,13 +85,15 @@ export class Timeline {
       if (instance.error !== undefined) text.append(' ', el('span', { class: 'tl-error', text: cut(instance.error.message, 200) }));
     }
     const took = span(instance.startedAt, instance.endedAt);
+    const shown = shownState(instance.status, this.store.run);
+    const unfinished = shown === 'unfinished';
     const row = el(
       'div',
-      { class: `tl tl-call status-${instance.status}${noise ? ' tl-noise' : ''}` },
+      { class: `tl tl-call status-${instance.status}${unfinished ? ' unfinished' : ''}${noise ? ' tl-noise' : ''}` },
       el('span', { class: 'tl-time', text: clock(instance.startedAt) }),
-      el('span', { class: `pill status-${instance.status}`, text: instance.status }),
+      el('span', { class: `pill status-${instance.status}${unfinished ? ' unfinished' : ''}`, text: shown }),
       text,
-      el('span', { class: 'tl-dur', text: instance.status === 'open' ? 'open' : duration(took) }),
+      el('span', { class: 'tl-dur', text: instance.status === 'open' ? shown : duration(took) }),
     );
     setAttr(row, 'data-instance-id', instance.instanceId);
     clickable(row, () => this.onPick(instance.nodeId, instance.instanceId));
