@@ -264,9 +264,11 @@ t.test('bodies', async (t) => {
 
 t.test('unknown routes and methods', async (t) => {
   const { port, token } = server;
-  for (const path of ['/api', '/api/', '/api/nope', '/api/runs/a/b', '/api/health/x', '/api/<script>alert(1)</script>', '/api/live']) {
+  for (const path of ['/api', '/api/', '/api/nope', '/api/runs/a/b', '/api/health/x', '/api/<script>alert(1)</script>']) {
     checkGenericError(t, await api(port, token, 'GET', path), 404, ['<script>', 'alert']);
   }
+  // The live feed's path without an upgrade: told to upgrade, as /ingest does.
+  checkGenericError(t, await api(port, token, 'GET', '/api/live'), 426);
   checkGenericError(t, await api(port, token, 'POST', '/api/health', '{}'), 405);
   checkGenericError(t, await api(port, token, 'PUT', '/api/runs', '{}'), 405);
   checkGenericError(t, await api(port, token, 'POST', '/api/runs/some_run', '{}'), 405);
