@@ -13,10 +13,13 @@
 // 5. a debugger that refuses the proxy's token is said once, not silently
 //    left unobserved.
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Instance, Run } from '../src/report/events.js';
-import { PROXY_FIXTURES, startProxy, type ProxyProcess } from './helpers/cli.js';
+import { PROXY_FIXTURES, startProxy, waitFor, type ProxyProcess } from './helpers/cli.js';
 import { decide, setBreakpoints, waitForHold } from './helpers/gates.js';
 import { instancesOf, shapeProblems, stopAtTeardown, summarize, tempDir, waitForRun } from './helpers/graph.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
@@ -222,7 +225,8 @@ t.test('the HOLDING line starts a line of its own', async (t) => {
   const proxy = proxyOver(t, ['--wait-for-attach'], [node, fixture('partial-stderr-server.mjs')]);
   proxy.child.stdin.write(shortInitialize(1));
   await responseTo(proxy, 1);
-  t.match(proxy.stderr(), /partial-server: initialize 1$/, 'the server’s last stderr write left its line open');
+  // stdout and stderr are separate pipes: wait for the stderr line rather than assume it came first.
+  t.ok(await stderrMatch(proxy, /partial-server: initialize 1$/), 'the server’s last stderr write left its line open');
   proxy.child.stdin.write(toolsCall(2, 'hold', { n: 2 }));
   const hold = await waitForHold(server, { nodeId: 'tool:hold' });
   await stderrMatch(proxy, /HOLDING/);
@@ -301,26 +305,41 @@ t.test('a server that exits 0 on its own before answering, the host still connec
   proxy.child.stdin.end();
 });
 
-t.test('a debugger that refuses the proxy’s token is said once on stderr, and the session goes on', async (t) => {
-  const proxy = startProxy(['--port', String(server.port)], [node, fixture('echo-server.mjs')], { env: proxyEnv({ GRAPHMIND_TOKEN: 'not-the-token' }) });
-  stopAtTeardown(t, proxy);
-  proxy.child.stdin.write(shortInitialize(1));
-  await responseTo(proxy, 1);
-  await stderrMatch(proxy, /refused this proxy/);
-  // Long enough for the reporter to be turned away again (it retries after 250 ms, then 500 ms).
-  await new Promise((resolve) => setTimeout(resolve, 900));
-  proxy.child.stdin.write(toolsCall(2, 'echo', { n: 1 }));
-  await responseTo(proxy, 2);
-  proxy.child.stdin.end();
-  const { code } = await proxy.exited;
-  t.equal(code, 0, 'the session ended as the server did');
-  t.equal(messagesIn(proxy.stdout()).length, 2, 'every answer reached the host');
-  t.same(
-    ours(proxy.stderr()),
+t.test('a debugger that turns the proxy away is said once on stderr, however often it does, and the session goes on', async (t) => {
+  const refusals: Array<[number, string]> = [
     [
-      `${PREFIX}the debugger at http://127.0.0.1:${server.port} refused this proxy: its token is not the one this proxy presents` +
-        ' (set GRAPHMIND_TOKEN, or GRAPHMIND_DATA_DIR to the directory `graphmind serve --data-dir` uses); relaying without it, and trying again',
+      401,
+      'its token is not the one this proxy presents (set GRAPHMIND_TOKEN, or GRAPHMIND_DATA_DIR to the directory `graphmind serve --data-dir` uses)',
     ],
-    'one line, once, naming the cause and the fix',
-  );
+    [503, 'it answered HTTP 503'],
+  ];
+  for (const [status, why] of refusals) {
+    // A stand-in for the debugger that refuses every upgrade with `status`, and counts them.
+    let upgrades = 0;
+    const stub = createServer((_req, res) => res.writeHead(404).end());
+    stub.on('upgrade', (_req, socket: Duplex) => {
+      upgrades++;
+      socket.end(`HTTP/1.1 ${status} Refused\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    });
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise((resolve) => stub.close(resolve)));
+    const port = (stub.address() as AddressInfo).port;
+    const proxy = startProxy(['--port', String(port)], [node, fixture('echo-server.mjs')], { env: proxyEnv({ GRAPHMIND_TOKEN: 'not-the-token' }) });
+    stopAtTeardown(t, proxy);
+    proxy.child.stdin.write(shortInitialize(1));
+    await responseTo(proxy, 1);
+    // Turned away three times (it keeps trying, with backoff).
+    await waitFor(() => upgrades >= 3, 20_000, `three refused attempts (${status})`);
+    proxy.child.stdin.write(toolsCall(2, 'echo', { n: 1 }));
+    await responseTo(proxy, 2);
+    proxy.child.stdin.end();
+    const { code } = await proxy.exited;
+    t.equal(code, 0, `${status}: the session ended as the server did`);
+    t.equal(messagesIn(proxy.stdout()).length, 2, `${status}: every answer reached the host`);
+    t.same(
+      ours(proxy.stderr()),
+      [`${PREFIX}the debugger at http://127.0.0.1:${port} refused this proxy: ${why}; relaying without it, and trying again`],
+      `${status}: one line after ${upgrades} refusals, naming the cause`,
+    );
+  }
 });

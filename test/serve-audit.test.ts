@@ -7,6 +7,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Run, RunEvent } from '../src/report/events.js';
+import { RunStore } from '../src/server/run-store.js';
 import { launchBrowser, openPage } from './helpers/browser.js';
 import { hasIpv6Loopback } from './helpers/graph.js';
 import { connectV1, setBreakpoints, waitForHold } from './helpers/gates.js';
@@ -71,8 +72,6 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 const isDecision = (holdId: string) => (m: Record<string, unknown>) => m.type === 'decision' && m.holdId === holdId;
 
 /** The lines of a run's log on disk, parsed. */
@@ -106,7 +105,6 @@ t.test('a live run deleted through the API never stalls its session', async (t) 
   t.equal((await api(server.port, server.token, 'DELETE', `/api/runs/${id}`)).status, 204, 'DELETE of a live run: 204');
   const released = await reporter.next(isDecision('h_open'), 5000, 'a decision for the hold open at the delete');
   t.strictSame(released, { type: 'decision', holdId: 'h_open', action: 'continue' }, 'the hold open at the delete is continued: its frame goes on unchanged');
-  t.equal(reporter.messages.filter(isDecision('h_decided')).length, 1, 'a hold already decided is not decided again');
   const liveReleased = await live.next((m) => m.type === 'hold.released' && m.holdId === 'h_open');
   t.strictSame(liveReleased, { type: 'hold.released', holdId: 'h_open', action: 'continue' }, 'viewers see it released');
   t.strictSame(await live.next((m) => m.type === 'hold.released' && m.holdId === 'h_decided'), { type: 'hold.released', holdId: 'h_decided', action: 'abort' });
@@ -123,6 +121,8 @@ t.test('a live run deleted through the API never stalls its session', async (t) 
   ]);
   const after = await reporter.next(isDecision('h_after'), 5000, 'a decision for a hold opened after the delete');
   t.strictSame(after, { type: 'decision', holdId: 'h_after', action: 'continue' }, 'a hold opened after the delete is continued at once');
+  // Decisions come in order on one socket: a second one for h_decided, sent at the delete, would be here by now.
+  t.equal(reporter.messages.filter(isDecision('h_decided')).length, 1, 'a hold already decided is not decided again');
   t.strictSame((await api(server.port, server.token, 'GET', '/api/holds')).json, [], 'and never listed');
   t.notOk(live.messages.some((m) => m.type === 'hold.opened' && (m.hold as { holdId: string }).holdId === 'h_after'), 'nor announced');
   t.equal((await api(server.port, server.token, 'GET', `/api/runs/${id}`)).status, 404, 'later events do not bring the run back');
@@ -134,7 +134,10 @@ t.test('a live run deleted through the API never stalls its session', async (t) 
   t.strictSame(await back.next(isDecision('h_reclaimed')), { type: 'decision', holdId: 'h_reclaimed', action: 'continue' }, 'a hold after a reclaim is continued');
   t.equal((await api(server.port, server.token, 'GET', `/api/runs/${id}`)).status, 404, 'a reclaim does not bring the run back');
   t.notOk((await api(server.port, server.token, 'GET', '/api/runs')).text.includes(id), 'nor list it');
-  await sleep(100);
+  // A run started after all that: once viewers hear of it, anything said about the deleted run came before it.
+  const sentinel = runId('sentinel');
+  back.send([{ type: 'run.started', runId: sentinel, seq: 1, t: Date.now(), name: 'sentinel', source: 'test', meta: {} }]);
+  await live.next((m) => m.type === 'run.started' && (m.run as { runId?: string } | undefined)?.runId === sentinel);
   const aboutRun = (m: Record<string, unknown>): boolean => m.runId === id || (m.run as { runId?: string } | undefined)?.runId === id;
   const announced = live.messages.slice(deletedAt).filter(aboutRun);
   t.strictSame(announced.map((m) => m.type), ['run.deleted'], 'nor announce it');
@@ -295,4 +298,27 @@ t.test('a viewer served on ::1 reaches its own live feed, with a valid CSP', asy
   t.equal(first, 'snapshot', `the page on ${server.url} opens ws://[::1]:${server.port}/api/live`);
   // CSP has no syntax for an IPv6 literal: 'self' is what allows that socket, and a ws://[::1] source would be an error in the console.
   t.strictSame(problems, [], 'no console error, no CSP violation');
+});
+
+t.test('retention may delete an abandoned run, and its reporter coming back reclaims it as a new run', async (t) => {
+  const { root, dataDir } = freshDataDir();
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const store = new RunStore({ dir: join(dataDir, 'runs'), maxRuns: 1 });
+  t.teardown(() => store.close());
+  const start = (id: string, at: number): RunEvent => ({ type: 'run.started', runId: id, seq: 1, t: at, name: id, source: 'test', meta: {} });
+  const older = runId('older');
+  const newer = runId('newer');
+  store.append(start(older, 1_000));
+  store.append(start(newer, 2_000));
+  t.equal(store.list().length, 2, 'two live runs over --max-runs 1: both kept');
+  // The older one's reporter vanishes: the run ends error, and may now go.
+  store.abandon(older, 3_000);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.notOk(store.has(older), 'the abandoned run is trimmed');
+  t.ok(store.has(newer), 'the live one stays');
+  // Its reporter reconnects and reclaims it: not refused like a run deleted on request.
+  t.ok(store.append(start(older, 1_000)), 'the reclaim creates the run again');
+  t.equal(store.get(older)?.summary.status, 'running', 'live again');
+  t.ok(store.delete(newer, true), 'a delete on request');
+  t.notOk(store.append(start(newer, 2_000)), 'and that run stays deleted');
 });

@@ -158,7 +158,7 @@ t.test('a torn last line is skipped and the rest loads', async (t) => {
     }
   });
   t.same(unreadable, [torn.slice(0, 40)], 'only the torn fragment is unreadable: what came after it starts a new line');
-  t.equal(lines.length, events.length + 1 + 1, 'every event is on disk: the first life, the torn line, and the reclaim (which makes the run live again, but is not logged twice)');
+  t.equal(lines.length, events.length + 1 + 1, 'every event is on disk: the first life, the torn line, and the end sent after the reclaim (the reclaim itself makes the run live again but is not logged twice)');
 });
 
 t.test('--max-runs keeps the newest finished runs', async (t) => {

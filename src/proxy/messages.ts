@@ -7,6 +7,11 @@
 
 const PREFIX = 'graphmind mcp-proxy: ';
 
+/** `line` without the prefix of our stderr lines: the message as the graph records it. */
+export function withoutPrefix(line: string): string {
+  return line.startsWith(PREFIX) ? line.slice(PREFIX.length) : line;
+}
+
 /** How many stderr lines the early-exit message shows. */
 export const EXIT_TAIL_LINES = 40;
 

@@ -167,7 +167,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
     // Give a debugger that is running a moment to attach, so the failure
     // reaches the graph (with --wait-for-attach it already had its chance).
     await report?.finish(
-      { spawnError: { message: line.replace(/^graphmind mcp-proxy: /, ''), code: failure.code } },
+      { spawnError: { message: messages.withoutPrefix(line), code: failure.code } },
       options.waitForAttach ? 0 : SPAWN_FAILURE_ATTACH_MS,
     );
     await sink.flush(1000);
@@ -249,11 +249,13 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
 
   let exited = false;
   let stoppedByUs = false;
-  // The host closed our stdin: a server that exits then was asked to.
+  // The host closed our stdin, or it broke: a server that exits then was asked to, or has nobody left.
   let hostClosed = false;
-  stdin.once('end', () => {
+  const onHostGone = (): void => {
     hostClosed = true;
-  });
+  };
+  stdin.once('end', onHostGone);
+  stdin.once('close', onHostGone);
   const timers: NodeJS.Timeout[] = [];
   const terminate = (signal: NodeJS.Signals, graceMs: number): void => {
     if (exited) return;
@@ -311,7 +313,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   let unobserved: { message: string; stderr: string[] } | undefined;
   const stderrTail = options.inheritStderr ? 'inherited' : lastLines;
   const recorded = (text: string): { message: string; stderr: string[] } => ({
-    message: text.split('\n')[0]?.replace(/^graphmind mcp-proxy: /, '') ?? text,
+    message: messages.withoutPrefix(text.split('\n')[0] ?? text),
     stderr: options.inheritStderr ? [] : lastLines,
   });
   if (!answered && !stoppedByUs && serverDegraded) {

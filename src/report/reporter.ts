@@ -179,12 +179,6 @@ export class Reporter extends EventEmitter {
   #lastRun: RunState | undefined;
   /** run.started of every live run, reclaimed on every attach. */
   readonly #started = new Map<string, RunStartedEvent>();
-  /**
-   * The run.started events sent as this connection's reclaim. A copy of one
-   * still in the buffer (a run that started while detached) is not sent a
-   * second time: the server would only log it twice.
-   */
-  #reclaimed = new Set<RunEvent>();
   /** Runs with dropped events to report, in the order they first dropped one. */
   #droppedRuns: RunState[] = [];
   /** run.started events dropped from the buffer for runs that have finished since (so are not reclaimed). */
@@ -534,13 +528,9 @@ export class Reporter extends EventEmitter {
           const again = this.#unsent.slice(0, room);
           this.#unsent = this.#unsent.slice(again.length);
           room -= again.length;
-          for (const event of again) if (!this.#alreadyReclaimed(event)) batch.push(event);
+          batch.push(...again);
         }
-        for (; room > 0 && this.#size > 0; room--) {
-          const event = this.#shift();
-          if (!this.#alreadyReclaimed(event)) batch.push(event);
-        }
-        if (batch.length === 0) continue;
+        for (; room > 0 && this.#size > 0; room--) batch.push(this.#shift());
         ws.send(encodeBatch(batch), { binary: false }, (error) => {
           // Never written (the connection dropped under it): send it again
           // on the next connection; the server ignores any seq it already has.
@@ -550,11 +540,6 @@ export class Reporter extends EventEmitter {
     } catch {
       // A send on a closing socket: the close handler reconnects and replays.
     }
-  }
-
-  /** Was `event` sent as this connection's reclaim? Each is skipped once, so the set soon empties. */
-  #alreadyReclaimed(event: RunEvent): boolean {
-    return this.#reclaimed.size > 0 && this.#reclaimed.delete(event);
   }
 
   /**
@@ -656,9 +641,10 @@ export class Reporter extends EventEmitter {
       this.#attached = true;
       this.#reconnectDelay = this.#reconnectBase;
       // Reclaim every run: the server may have restarted, or marked the
-      // run as ended when the connection dropped.
+      // run as ended when the connection dropped. (A start still in the
+      // buffer arrives a second time behind it; the server applies the
+      // repeat without logging it again.)
       const reclaim = [...this.#started.values()];
-      this.#reclaimed = new Set(reclaim);
       if (reclaim.length > 0) ws.send(JSON.stringify(reclaim));
       this.emit('attached');
       // What was kept while detached goes at once.
@@ -674,7 +660,6 @@ export class Reporter extends EventEmitter {
     ws.on('close', () => {
       const wasAttached = this.#attached;
       this.#attached = false;
-      this.#reclaimed = new Set();
       this.#ws = undefined;
       if (wasAttached) {
         this.breakpoints = DEFAULT_BREAKPOINTS;

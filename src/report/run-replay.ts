@@ -96,8 +96,7 @@ export class RunReplay {
           this.lastSeq = Math.max(this.lastSeq, event.seq);
         }
         // Also a reclaim after a reconnect: the run is live again.
-        this.summary.status = 'running';
-        this.summary.endedAt = null;
+        this.resume();
         return true;
       case 'run.meta':
         for (const [key, value] of Object.entries(event.meta)) {
@@ -144,6 +143,12 @@ export class RunReplay {
       default:
         return false;
     }
+  }
+
+  /** Live again (its reporter reclaimed it): running, not ended. */
+  resume(): void {
+    this.summary.status = 'running';
+    this.summary.endedAt = null;
   }
 
   /** The nodes with their status, as the API shows them. */

@@ -17,12 +17,6 @@ export class RunState extends RunReplay {
     return this.instances.length;
   }
 
-  /** Live again: its reporter reclaimed it after it had ended. */
-  resume(): void {
-    this.summary.status = 'running';
-    this.summary.endedAt = null;
-  }
-
   /** Close a run whose reporter vanished: open work will never finish. */
   abandon(t: number): void {
     if (this.summary.status !== 'running') return;

@@ -53,7 +53,7 @@ export class RunStore {
   #flushScheduled = false;
   /** Logs being flushed and closed, by run. */
   readonly #closing = new Map<string, Promise<void>>();
-  /** Runs deleted in this server's life (the last {@link MAX_DELETED}), oldest first: they stay deleted. */
+  /** Runs deleted on request in this server's life (the last {@link MAX_DELETED}), oldest first: they stay deleted. */
   readonly #deleted = new Set<string>();
   #trimScheduled = false;
 
@@ -180,13 +180,18 @@ export class RunStore {
   }
 
   /**
-   * Remove a run from memory and disk. It stays deleted: later events for
-   * it (its reporter may still be live) are ignored, a `run.started` too.
+   * Remove a run from memory and disk. With `stayDeleted` (a delete someone
+   * asked for) later events for it are ignored, a `run.started` too: its
+   * reporter may still be live. Retention deletes only runs that ended, and
+   * without it: the reporter of an abandoned run that comes back reclaims
+   * it as a new run.
    */
-  delete(runId: string): boolean {
+  delete(runId: string, stayDeleted = false): boolean {
     if (!this.#runs.delete(runId)) return false;
-    this.#deleted.add(runId);
-    if (this.#deleted.size > MAX_DELETED) this.#deleted.delete(this.#deleted.values().next().value as string);
+    if (stayDeleted) {
+      this.#deleted.add(runId);
+      if (this.#deleted.size > MAX_DELETED) this.#deleted.delete(this.#deleted.values().next().value as string);
+    }
     const file = join(this.dir, `${runId}.jsonl`);
     this.#closeLog(runId);
     const closing = this.#closing.get(runId);

@@ -164,7 +164,7 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     feed,
     maxBody,
     deleteRun(runId: string): boolean {
-      if (!store.delete(runId)) return false;
+      if (!store.delete(runId, true)) return false;
       runGone(runId);
       return true;
     },
