@@ -1,5 +1,6 @@
 // A server command that cannot be started: one plain line naming the cause,
-// exit code 127, nothing on stdout. ENOENT and EACCES through the built CLI;
+// exit code 127, nothing on stdout. ENOENT (not on PATH, no such file at an
+// absolute or a relative path, a missing #! interpreter) and EACCES through the built CLI;
 // the Windows .cmd/.bat case (EINVAL) through runProxy's injectable spawn.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,37 @@ t.test('a path to a file that does not exist (ENOENT)', async (t) => {
   t.equal(all.length, 1, 'one line');
   t.ok(all[0]?.startsWith(`graphmind mcp-proxy: cannot run ${JSON.stringify(missing)}: spawn ${missing} ENOENT — `));
   t.notMatch(all[0] ?? '', /PATH/, 'a path is not looked up on PATH, so the hint does not talk about it');
+  t.ok(all[0]?.endsWith(' ENOENT — there is no such file; check the "command" in your MCP client config'), 'an absolute path is not told to be absolute');
+});
+
+t.test('a relative path to a file that is not there (ENOENT): the hint says why relative paths break', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'graphmind-spawn-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const proxy = startProxy([], ['./build/server.js'], { cwd: dir });
+  t.teardown(() => killQuietly(proxy.child.pid));
+  const { code } = await proxy.exited;
+  t.equal(code, 127);
+  t.same(lines(proxy.stderr()), [
+    'graphmind mcp-proxy: cannot run "./build/server.js": spawn ./build/server.js ENOENT — there is no such file here;' +
+      ' a relative path depends on the directory the host starts the server in, so use an absolute path',
+  ]);
+});
+
+t.test('a script whose #! interpreter is missing (ENOENT on a file that exists): the hint names the #! line', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'graphmind-spawn-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const script = join(dir, 'server.py');
+  writeFileSync(script, '#!/no/such/python9\nprint("never")\n');
+  chmodSync(script, 0o755);
+  const proxy = startProxy([], [script]);
+  t.teardown(() => killQuietly(proxy.child.pid));
+  const { code } = await proxy.exited;
+  t.equal(code, 127);
+  t.equal(proxy.stdout().length, 0, 'nothing on stdout');
+  t.same(lines(proxy.stderr()), [
+    `graphmind mcp-proxy: cannot run ${JSON.stringify(script)}: spawn ${script} ENOENT — the file exists, so the interpreter its #! line names` +
+      ' was not found; fix that line, or put the interpreter in "command" (such as "node" or "python3") and the file in "args"',
+  ]);
 });
 
 t.test('a file that is not executable (EACCES)', async (t) => {

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { isAbsolute } from 'node:path';
+
 const PREFIX = 'graphmind mcp-proxy: ';
 
 /** `line` without the prefix of our stderr lines: the message as the graph records it. */
@@ -66,6 +68,11 @@ export function stdoutNoiseSummary(count: number): string {
 export interface SpawnFailure {
   code?: string;
   message: string;
+  /**
+   * For a command given as a path: whether a file is there. ENOENT for a
+   * file that exists means its interpreter (its `#!` line) was not found.
+   */
+  fileExists?: boolean;
 }
 
 /** The one line for a command that could not be started. */
@@ -73,9 +80,13 @@ export function spawnFailed(command: string, error: SpawnFailure): string {
   const head = `${PREFIX}cannot run ${JSON.stringify(command)}: ${error.message}`;
   switch (error.code) {
     case 'ENOENT':
-      return /[\\/]/.test(command)
-        ? `${head} — there is no such file; check the "command" in your MCP client config, and use an absolute path`
-        : `${head} — the command was not found on PATH; check the "command" in your MCP client config`;
+      if (!/[\\/]/.test(command)) return `${head} — the command was not found on PATH; check the "command" in your MCP client config`;
+      if (error.fileExists === true) {
+        return `${head} — the file exists, so the interpreter its #! line names was not found; fix that line, or put the interpreter in "command" (such as "node" or "python3") and the file in "args"`;
+      }
+      return isAbsolute(command)
+        ? `${head} — there is no such file; check the "command" in your MCP client config`
+        : `${head} — there is no such file here; a relative path depends on the directory the host starts the server in, so use an absolute path`;
     case 'EACCES':
       return `${head} — the file is not executable; make it executable (chmod +x ${command}) or put its interpreter in "command" (such as "node" or "python3") and the file in "args"`;
     case 'EINVAL':

@@ -1,4 +1,5 @@
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { createRelay, type Relay } from '../streams/create-relay.js';
@@ -162,7 +163,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   if (started instanceof Error) {
     removeSignalHandlers();
     const failure = started as Error & { code?: string };
-    const line = messages.spawnFailed(options.command, { code: failure.code, message: failure.message });
+    const fileExists = failure.code === 'ENOENT' && /[\\/]/.test(options.command) ? existsSync(options.command) : undefined;
+    const line = messages.spawnFailed(options.command, { code: failure.code, message: failure.message, fileExists });
     sink.write(`${line}\n`);
     // Give a debugger that is running a moment to attach, so the failure
     // reaches the graph (with --wait-for-attach it already had its chance).
