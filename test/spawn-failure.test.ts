@@ -1,6 +1,7 @@
 // A server command that cannot be started: one plain line naming the cause,
 // exit code 127, nothing on stdout. ENOENT (not on PATH, no such file at an
-// absolute or a relative path, a missing #! interpreter) and EACCES through the built CLI;
+// absolute or a relative path, a missing #! interpreter) and EACCES (a file
+// that is not executable, a directory) through the built CLI;
 // the Windows .cmd/.bat case (EINVAL) through runProxy's injectable spawn.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,6 +49,18 @@ t.test('a relative path to a file that is not there (ENOENT): the hint says why 
   t.same(lines(proxy.stderr()), [
     'graphmind mcp-proxy: cannot run "./build/server.js": spawn ./build/server.js ENOENT — there is no such file here;' +
       ' a relative path depends on the directory the host starts the server in, so use an absolute path',
+  ]);
+});
+
+t.test('a directory given as the command (EACCES): the hint is not about permissions', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'graphmind-spawn-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const proxy = startProxy([], [dir]);
+  t.teardown(() => killQuietly(proxy.child.pid));
+  const { code } = await proxy.exited;
+  t.equal(code, 127);
+  t.same(lines(proxy.stderr()), [
+    `graphmind mcp-proxy: cannot run ${JSON.stringify(dir)}: spawn ${dir} EACCES — that is a directory; point "command" at the server's executable or script`,
   ]);
 });
 

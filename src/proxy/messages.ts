@@ -69,10 +69,11 @@ export interface SpawnFailure {
   code?: string;
   message: string;
   /**
-   * For a command given as a path: whether a file is there. ENOENT for a
-   * file that exists means its interpreter (its `#!` line) was not found.
+   * For a command given as a path: what is there. ENOENT for a file that
+   * exists means its interpreter (its `#!` line) was not found; EACCES for
+   * a directory is not about permissions.
    */
-  fileExists?: boolean;
+  pathKind?: 'none' | 'file' | 'directory';
 }
 
 /** The one line for a command that could not be started. */
@@ -81,13 +82,14 @@ export function spawnFailed(command: string, error: SpawnFailure): string {
   switch (error.code) {
     case 'ENOENT':
       if (!/[\\/]/.test(command)) return `${head} — the command was not found on PATH; check the "command" in your MCP client config`;
-      if (error.fileExists === true) {
+      if (error.pathKind === 'file') {
         return `${head} — the file exists, so the interpreter its #! line names was not found; fix that line, or put the interpreter in "command" (such as "node" or "python3") and the file in "args"`;
       }
       return isAbsolute(command)
         ? `${head} — there is no such file; check the "command" in your MCP client config`
         : `${head} — there is no such file here; a relative path depends on the directory the host starts the server in, so use an absolute path`;
     case 'EACCES':
+      if (error.pathKind === 'directory') return `${head} — that is a directory; point "command" at the server's executable or script`;
       return `${head} — the file is not executable; make it executable (chmod +x ${command}) or put its interpreter in "command" (such as "node" or "python3") and the file in "args"`;
     case 'EINVAL':
       return (

@@ -1,5 +1,5 @@
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { createRelay, type Relay } from '../streams/create-relay.js';
@@ -90,6 +90,16 @@ const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGH
 /** After the child exits, how long to wait for its stdout to close (a grandchild may hold it open). */
 const STDOUT_SETTLE_MS = 2000;
 
+/** What is at `command`, when it is a path (a bare name is looked up on PATH: undefined). */
+function pathKind(command: string): 'none' | 'file' | 'directory' | undefined {
+  if (!/[\\/]/.test(command)) return undefined;
+  try {
+    return statSync(command).isDirectory() ? 'directory' : 'file';
+  } catch {
+    return 'none';
+  }
+}
+
 function signalExitCode(signal: NodeJS.Signals): number {
   return 128 + (osConstants.signals[signal] ?? 0);
 }
@@ -163,8 +173,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   if (started instanceof Error) {
     removeSignalHandlers();
     const failure = started as Error & { code?: string };
-    const fileExists = failure.code === 'ENOENT' && /[\\/]/.test(options.command) ? existsSync(options.command) : undefined;
-    const line = messages.spawnFailed(options.command, { code: failure.code, message: failure.message, fileExists });
+    const line = messages.spawnFailed(options.command, { code: failure.code, message: failure.message, pathKind: pathKind(options.command) });
     sink.write(`${line}\n`);
     // Give a debugger that is running a moment to attach, so the failure
     // reaches the graph (with --wait-for-attach it already had its chance).
