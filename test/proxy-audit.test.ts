@@ -343,3 +343,23 @@ t.test('a debugger that turns the proxy away is said once on stderr, however oft
     );
   }
 });
+
+t.test('answers still in the pipe when the server exits reach the host, though the error gate would hold them', async (t) => {
+  // Pause on error: each failed answer would be held, one after the other.
+  await setBreakpoints(server, { pauseOnError: true, nodes: {} });
+  t.teardown(() => setBreakpoints(server, { pauseOnError: false, nodes: {} }));
+  const proxy = proxyOver(t, ['--wait-for-attach'], [node, fixture('answer-all-then-exit.mjs'), '3']);
+  proxy.child.stdin.write([1, 2, 3].map((id) => toolsCall(id, 'fail', { id })).join(''));
+  const { code } = await proxy.exited;
+  t.equal(code, 0, 'the proxy exits with the server’s code');
+  const answers = messagesIn(proxy.stdout());
+  t.same(
+    answers.map((m) => m.id),
+    [1, 2, 3],
+    'every answer the server wrote before it exited reached the host, in order (once the server is gone nothing is held)',
+  );
+  t.ok(
+    answers.every((m) => (m.result as { isError?: boolean } | undefined)?.isError === true),
+    'unchanged: the failed results themselves',
+  );
+});

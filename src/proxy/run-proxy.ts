@@ -304,8 +304,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   });
   exited = true;
   for (const timer of timers) clearTimeout(timer);
-  // Nobody is left to answer a held frame: let everything drain.
-  wireGate?.gate.releaseAll();
+  // Nobody is left to answer a held frame: let everything drain, and hold nothing more.
+  wireGate?.stop();
 
   // Everything the server wrote before it died still goes to the host.
   await Promise.race([

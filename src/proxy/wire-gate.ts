@@ -78,7 +78,11 @@ export class WireGate implements FrameGate {
   readonly #loop: LoopDetector;
   #relay: Relay | undefined;
   #attachWait: Promise<void> | undefined;
+  /** Ends --wait-for-attach's wait at once. */
+  #endAttachWait: (() => void) | undefined;
   #sessionEra: string | undefined;
+  /** The server is gone (see {@link WireGate.stop}): nothing is held any more. */
+  #stopped = false;
 
   constructor(options: WireGateOptions) {
     this.#options = options;
@@ -88,7 +92,7 @@ export class WireGate implements FrameGate {
     // then we would be guessing (pause-on-error may be off).
     reporter.on('breakpoints', (breakpoints: Breakpoints) => {
       this.gate.breakpoints = breakpoints;
-      this.gate.attached = reporter.attached;
+      this.gate.attached = reporter.attached && !this.#stopped;
     });
     reporter.on('detached', () => {
       this.gate.attached = false;
@@ -106,6 +110,7 @@ export class WireGate implements FrameGate {
           reporter.off('breakpoints', done);
           resolve();
         }
+        this.#endAttachWait = done;
         reporter.on('breakpoints', done);
       });
       void this.#attachWait.then(() => {
@@ -119,12 +124,26 @@ export class WireGate implements FrameGate {
     this.#relay = relay;
   }
 
-  /** Nothing is held while no debugger is attached (or awaited). */
+  /** Nothing is held while no debugger is attached (or awaited), nor once the server is gone. */
   mayHold(): boolean {
-    return this.#attachWait !== undefined || this.gate.attached;
+    return !this.#stopped && (this.#attachWait !== undefined || this.gate.attached);
+  }
+
+  /**
+   * The server has exited: nobody is left to answer a held frame. Every
+   * hold is continued, and from now on nothing is held, so whatever the
+   * server wrote before it went (answers still in the pipe, or a
+   * grandchild's) reaches the host.
+   */
+  stop(): void {
+    this.#stopped = true;
+    this.gate.attached = false;
+    this.#endAttachWait?.();
+    this.gate.releaseAll();
   }
 
   check(frame: Frame): Promise<readonly Frame[]> | undefined {
+    if (this.#stopped) return undefined;
     if (frame.type === 'response' && frame.method === 'initialize') this.#noteEra(frame);
     if (this.#attachWait !== undefined) {
       // --wait-for-attach: nothing moves until the debugger is there (or 3 s pass).
