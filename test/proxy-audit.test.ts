@@ -363,3 +363,26 @@ t.test('answers still in the pipe when the server exits reach the host, though t
     'unchanged: the failed results themselves',
   );
 });
+
+t.test('answers made in the debugger carry the request’s id exactly as it was spelled', async (t) => {
+  await setBreakpoints(server, { pauseOnError: false, nodes: { 'mcp:ping': { before: true } } });
+  t.teardown(() => setBreakpoints(server, { pauseOnError: false, nodes: {} }));
+  const proxy = proxyOver(t, ['--wait-for-attach'], [node, fixture('partial-stderr-server.mjs')]);
+  proxy.child.stdin.write(shortInitialize(1));
+  await responseTo(proxy, 1);
+  // Ids a JavaScript number would change: too big for a double's integers, out of range, a float spelling, -0, an escaped string.
+  const ids = ['12345678901234567890', '1e400', '1.0', '-0', '"a\\u0062c"'];
+  for (const [i, id] of ids.entries()) {
+    const action = i % 2 === 0 ? 'abort' : 'inject';
+    const before = proxy.stdout().length;
+    proxy.child.stdin.write(`{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`);
+    const hold = await waitForHold(server, { nodeId: 'mcp:ping' });
+    await decide(server, hold.holdId, action, action === 'inject' ? {} : undefined);
+    await waitFor(() => proxy.stdout().subarray(before).includes(0x0a), 10_000, `the answer to id ${id}`);
+    const answer = proxy.stdout().subarray(before).toString('utf8');
+    t.ok(answer.startsWith(`{"jsonrpc":"2.0","id":${id},`), `${action} of id ${id}: the id as the host wrote it (${answer.trim()})`);
+    t.doesNotThrow(() => JSON.parse(answer), `${action} of id ${id}: the answer is one JSON line`);
+  }
+  proxy.child.stdin.end();
+  t.equal((await proxy.exited).code, 0);
+});

@@ -6,7 +6,8 @@ import { HIDDEN, type HideSettings } from '../report/hide.js';
 import type { Breakpoints, GatePoint } from '../report/events.js';
 import type { DecisionMessage, Reporter } from '../report/reporter.js';
 import type { Relay } from '../streams/create-relay.js';
-import { hasWholeLine, messageOf, newFrame, type Frame, type JsonRpcId } from '../streams/frame.js';
+import { scanEnvelope } from '../streams/envelope.js';
+import { hasWholeLine, messageOf, newFrame, type Frame } from '../streams/frame.js';
 import type { FrameGate } from '../streams/gate-transform.js';
 import type { GraphRecorder } from './graph-recorder.js';
 import * as messages from './messages.js';
@@ -52,12 +53,31 @@ function heldFrame(frame: Frame, call: Frame, hide: HideSettings): unknown {
   return isCall ? { ...message, params: HIDDEN } : { ...message, result: HIDDEN };
 }
 
-function answerBytes(id: JsonRpcId | undefined, result: unknown): Buffer {
-  return line({ jsonrpc: '2.0', id: id ?? null, result });
+/**
+ * The id of `request` as JSON, spelled exactly as the request spelled it:
+ * an answer made here must carry the sender's id, and parsing it into a
+ * JavaScript number would change `12345678901234567890`, `1e400` or `1.0`.
+ * Its value's JSON when the frame's bytes cannot be read again.
+ */
+function idJson(request: Frame): string {
+  const env = scanEnvelope(request.raw);
+  if (env !== undefined && env.id !== -1) return request.raw.toString('utf8', env.id, env.idEnd);
+  return JSON.stringify(request.id ?? null);
 }
 
-function abortBytes(id: JsonRpcId | undefined): Buffer {
-  return line({ jsonrpc: '2.0', id: id ?? null, error: { code: ABORT_CODE, message: 'Aborted in the GraphMind debugger' } });
+/** A made-up answer to `request`: its id as it came, then `tail` (the rest of the members, from the comma). */
+function answerLine(request: Frame, tail: string): Buffer {
+  return Buffer.from(`{"jsonrpc":"2.0","id":${idJson(request)}${tail}}\n`);
+}
+
+function answerBytes(request: Frame, result: unknown): Buffer {
+  return answerLine(request, `,"result":${JSON.stringify(result) ?? 'null'}`);
+}
+
+const ABORT_TAIL = `,"error":${JSON.stringify({ code: ABORT_CODE, message: 'Aborted in the GraphMind debugger' })}`;
+
+function abortBytes(request: Frame): Buffer {
+  return answerLine(request, ABORT_TAIL);
 }
 
 /**
@@ -229,7 +249,7 @@ export class WireGate implements FrameGate {
   #injectedAnswer(request: Frame, value: unknown): { bytes: Buffer; output: unknown } {
     if (isWholeFrame(value)) return { bytes: line(value), output: value };
     const result = this.#lifted(request, value);
-    return { bytes: answerBytes(request.id, result), output: result };
+    return { bytes: answerBytes(request, result), output: result };
   }
 
   /** Write bytes towards whoever sent `frame`. */
@@ -261,7 +281,7 @@ export class WireGate implements FrameGate {
     // A request that is answered here never reaches its receiver: forget it.
     if (frame.id !== undefined) relay?.correlator.take(frame.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server', frame.id);
     if (decision.action === 'abort') {
-      this.#toSender(frame, abortBytes(frame.id));
+      this.#toSender(frame, abortBytes(frame));
       recorder.onDecision(frame, 'before', 'abort');
       return [];
     }
@@ -284,7 +304,7 @@ export class WireGate implements FrameGate {
       }
       case 'abort':
         recorder.onDecision(request, point, 'abort');
-        return [this.#replacement(frame, abortBytes(request.id))];
+        return [this.#replacement(frame, abortBytes(request))];
       case 'retry': {
         const relay = this.#relay;
         // A request relayed in pieces before the debugger attached may not
