@@ -99,3 +99,30 @@ t.test('end: false leaves the destination open', async (t) => {
   await new Promise((resolve) => writer2.on('finish', resolve));
   t.equal(owned.writableEnded, true);
 });
+
+t.test('bytes of our own (writeBytes) never land inside a line in progress', async (t) => {
+  const dest = new PassThrough();
+  const chunks: Buffer[] = [];
+  dest.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const writer = new FrameWriter({ destination: dest });
+  const piece = (text: string): Frame => newFrame(Buffer.from(text), 'server-to-client', ++seq, false);
+  const out = (): string => Buffer.concat(chunks).toString();
+
+  writer.writeBytes(Buffer.from('{"ours":0}\n'));
+  writer.writeBatch([piece('{"long":"ab')]);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(out(), '{"ours":0}\n{"long":"ab', 'between lines, ours go at once');
+  writer.writeBytes(Buffer.from('{"ours":1}\n'));
+  writer.writeBytes(Buffer.from('{"ours":2}\n'));
+  writer.writeBatch([piece('cd')]);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(out(), '{"ours":0}\n{"long":"ab' + 'cd', 'inside a line, ours wait');
+  writer.writeBatch([piece('ef"}\n{"next":'), piece('1}\n')]);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(out(), '{"ours":0}\n{"long":"abcdef"}\n{"ours":1}\n{"ours":2}\n{"next":1}\n', 'they go right after the line ends, in order, and the rest follows');
+  writer.writeBatch([piece('{"cut":')]);
+  writer.writeBytes(Buffer.from('{"ours":3}\n'));
+  writer.end();
+  await new Promise((resolve) => dest.once('end', resolve).resume());
+  t.ok(out().endsWith('{"cut":{"ours":3}\n'), 'a line never finished: what waited still goes out at the end');
+});

@@ -31,6 +31,10 @@ export interface FrameWriterOptions {
 export class FrameWriter extends Writable {
   readonly destination: NodeJS.WritableStream & Writable;
   readonly #end: boolean;
+  /** The bytes written last stopped inside a line: its end has not gone out yet. */
+  #midLine = false;
+  /** Bytes of {@link FrameWriter.writeBytes} waiting for the line in progress to end. */
+  #waiting: Buffer[] = [];
 
   constructor(options: FrameWriterOptions) {
     super({ objectMode: true, highWaterMark: options.highWaterMark ?? 16 });
@@ -40,13 +44,35 @@ export class FrameWriter extends Writable {
   }
 
   /**
-   * Write bytes that did not come through the pipeline (a synthesised
-   * answer, a re-sent request) straight to the destination, after
-   * everything already written.
+   * Write whole lines that did not come through the pipeline (a synthesised
+   * answer, a re-sent request) to the destination, after everything already
+   * written. Never into a line: if the bytes written last stopped inside
+   * one (a long line passed on in pieces, or a direction relayed raw), they
+   * wait for that line's newline and go right after it.
    */
   writeBytes(raw: Buffer): void {
     if (this.destination.writableEnded || this.destination.destroyed) return;
-    this.destination.write(raw);
+    if (this.#midLine) this.#waiting.push(raw);
+    else this.destination.write(raw);
+  }
+
+  /** Write `view`, keeping track of where the line stands; waiting lines of ours go in at its first line end. */
+  #put(dest: NodeJS.WritableStream & Writable, view: Buffer): boolean {
+    if (view.length === 0) return dest.write(view);
+    if (this.#waiting.length > 0) {
+      const nl = view.indexOf(0x0a);
+      if (nl !== -1) {
+        const waiting = this.#waiting;
+        this.#waiting = [];
+        let ok = dest.write(view.subarray(0, nl + 1));
+        for (const raw of waiting) ok = dest.write(raw);
+        if (nl + 1 < view.length) ok = dest.write(view.subarray(nl + 1));
+        this.#midLine = view[view.length - 1] !== 0x0a;
+        return ok;
+      }
+    }
+    this.#midLine = view[view.length - 1] !== 0x0a;
+    return dest.write(view);
   }
 
   override _write(batch: FrameBatch, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
@@ -88,14 +114,14 @@ export class FrameWriter extends Writable {
           corked = true;
           dest.cork();
         }
-        ok = dest.write(length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length));
+        ok = this.#put(dest, length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length));
       }
       first = raw;
       length = raw.length;
       memory = raw.buffer;
       next = offset + raw.length;
     }
-    if (first !== undefined) ok = dest.write(length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length));
+    if (first !== undefined) ok = this.#put(dest, length === first.length ? first : Buffer.from(first.buffer, first.byteOffset, length));
     if (corked) dest.uncork();
     return ok || dest.writableLength === 0;
   }
@@ -113,6 +139,9 @@ export class FrameWriter extends Writable {
   }
 
   override _final(callback: (error?: Error | null) => void): void {
+    // A line left unfinished at the end: what waited for it goes out after all.
+    for (const raw of this.#waiting) if (!this.destination.writableEnded && !this.destination.destroyed) this.destination.write(raw);
+    this.#waiting = [];
     if (this.#end && !this.destination.writableEnded) this.destination.end();
     callback();
   }
