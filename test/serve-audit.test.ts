@@ -322,3 +322,53 @@ t.test('retention may delete an abandoned run, and its reporter coming back recl
   t.ok(store.delete(newer, true), 'a delete on request');
   t.notOk(store.append(start(newer, 2_000)), 'and that run stays deleted');
 });
+
+t.test('hostile input cannot take the server down', async (t) => {
+  const server = await serveFor(t);
+  const health = async (): Promise<number> => (await api(server.port, server.token, 'GET', '/api/health')).status;
+
+  // Targets the URL parser rejects, before any token is asked for: a request, and an upgrade.
+  for (const target of ['//[', '//a:99999/', '//@/', '/\\[']) {
+    const answer = await rawSocket(server.port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`);
+    t.match(answer, /^HTTP\/1\.1 400 /, `GET ${target}: 400`);
+    const upgrade = await rawSocket(
+      server.port,
+      `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+    );
+    t.match(upgrade, /^HTTP\/1\.1 400 /, `upgrade to ${target}: 400`);
+  }
+  t.equal(await health(), 200, 'still up after unparseable targets');
+
+  // A reporter's event holding a value nested too deep to serialise again: that connection ends, nothing else.
+  const deep = (n: number): string => '['.repeat(n) + ']'.repeat(n);
+  const reporter = await reporterFor(t, server);
+  const run = new RunEvents(runId('deep'));
+  reporter.send([run.started()]);
+  reporter.sendRaw(`{"type":"run.meta","runId":"${run.runId}","seq":2,"t":${Date.now()},"meta":{"x":${deep(20_000)}}}`);
+  t.equal((await reporter.closed).code, 1008, 'the reporter that sent it is closed as malformed');
+  t.equal(await health(), 200, 'still up after a value nested too deep');
+  const live = await liveFor(t, server);
+  t.ok(live.messages.some((m) => m.type === 'snapshot'), 'and a viewer still connects');
+
+  // An inject value too deep to send to the reporter: the decision fails, and the hold can still be decided.
+  const owner = await reporterFor(t, server);
+  const held = new RunEvents(runId('held'));
+  owner.send([held.started(), held.next({ type: 'instance.started', instanceId: 'mcp_1', node: echo }), holdOpened(held, 'h_deep', 'mcp_1')]);
+  await eventually(async () => ((await api(server.port, server.token, 'GET', '/api/holds')).json as unknown[]).length === 1 || undefined);
+  const bad = await rawRequestJson(server, '/api/holds/h_deep', `{"action":"inject","value":${deep(100_000)}}`);
+  t.not(bad, 200, `an inject too deep to pass on is refused (${bad})`);
+  t.equal(await health(), 200, 'still up');
+  t.equal((await api(server.port, server.token, 'POST', '/api/holds/h_deep', { action: 'continue' })).status, 200, 'the hold can still be decided');
+  t.strictSame(await owner.next((m) => m.type === 'decision'), { type: 'decision', holdId: 'h_deep', action: 'continue' }, 'and its reporter is told');
+});
+
+/** POST `body` as it is (not stringified again); the status. */
+async function rawRequestJson(server: ServeProcess, path: string, body: string): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${server.port}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    body,
+  });
+  await res.text();
+  return res.status;
+}

@@ -45,8 +45,9 @@ export class HoldRegistry {
     const entry = this.#entries.get(holdId);
     if (entry === undefined) return this.#ended.has(holdId) ? 'decided' : 'unknown';
     if (entry.decided !== undefined) return 'decided';
-    entry.decided = action;
+    // Told first: a decision its reporter could not be sent (it throws) is not taken, and the hold stays open to decide again.
     entry.owner.decide(holdId, action, value);
+    entry.decided = action;
     return 'ok';
   }
 

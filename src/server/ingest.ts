@@ -33,10 +33,15 @@ export class ReporterConnection implements HoldOwner {
     this.#ctx = ctx;
     this.send({ type: 'breakpoints', breakpoints: ctx.breakpoints() });
     ws.on('message', (data, isBinary) => {
-      if (isBinary || !this.#receive(data, owners)) {
-        // A malformed message ends this connection, and only this one.
-        ws.close(1008, 'malformed message');
+      let ok: boolean;
+      try {
+        ok = !isBinary && this.#receive(data, owners);
+      } catch {
+        // Something in it the server cannot handle (a value nested too deep to serialise): as malformed.
+        ok = false;
       }
+      // A malformed message ends this connection, and only this one.
+      if (!ok) ws.close(1008, 'malformed message');
     });
     ws.on('error', () => ws.terminate());
     ws.on('close', () => this.#closed(owners));

@@ -62,13 +62,22 @@ export class ServeError extends Error {
   }
 }
 
-function reject(socket: Duplex, status: 401 | 403 | 404): void {
-  const text = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status];
+function reject(socket: Duplex, status: 400 | 401 | 403 | 404): void {
+  const text = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status];
   // A refused upgrade is an HTTP response too: it carries the same headers as every other.
   const headers = Object.entries({ ...COMMON_HEADERS, 'content-security-policy': API_CSP })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   socket.end(`HTTP/1.1 ${status} ${text}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+/** The request's target as a URL; undefined for one that does not parse (`//[`, `//a:99999/`). */
+function targetUrl(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://127.0.0.1');
+  } catch {
+    return undefined;
+  }
 }
 
 /** Bind `server`; the port it got (for port 0), or a {@link ServeError} with its one line. */
@@ -178,7 +187,8 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
 
   onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     if (!requestAllowed(req, port)) return sendError(res, 403, 'forbidden');
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const url = targetUrl(req);
+    if (url === undefined) return sendError(res, 400, 'bad request');
     const path = url.pathname;
     if (path === '/api' || path.startsWith('/api/')) {
       if (!tokenMatches(presentedToken(req, url, false), token)) return sendError(res, 401, 'unauthorized');
@@ -202,7 +212,8 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => socket.destroy());
     if (!requestAllowed(req, port)) return reject(socket, 403);
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const url = targetUrl(req);
+    if (url === undefined) return reject(socket, 400);
     const target = url.pathname === '/ingest' ? ingestServer : url.pathname === '/api/live' ? liveServer : undefined;
     if (target === undefined) return reject(socket, 404);
     if (!tokenMatches(presentedToken(req, url, true), token)) return reject(socket, 401);
@@ -212,7 +223,12 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
         reporters.add(connection);
         ws.on('close', () => reporters.delete(connection));
       } else {
-        feed.add(ws, { type: 'snapshot', runs: store.list(), breakpoints, holds: holds.list() });
+        try {
+          feed.add(ws, { type: 'snapshot', runs: store.list(), breakpoints, holds: holds.list() });
+        } catch {
+          // A snapshot that cannot be sent (a held frame nested too deep to serialise) costs this viewer, not the server.
+          ws.close(1011, 'internal error');
+        }
       }
     });
   };
