@@ -372,3 +372,25 @@ async function rawRequestJson(server: ServeProcess, path: string, body: string):
   await res.text();
   return res.status;
 }
+
+t.test('line breaks inside an event cannot split the log, nor smuggle a line into it', async (t) => {
+  const server = await serveFor(t);
+  const reporter = await reporterFor(t, server);
+  const id = runId('breaks');
+  const now = Date.now();
+  const smuggled = `{"type":"log","runId":"${id}","seq":9,"t":${now},"nodeId":"mcp:session","stream":"stderr","text":"smuggled"}`;
+  const node = JSON.stringify(echo);
+  // JSON allows line breaks as whitespace, inside values too. Both ways in: as text, and as the bytes a reporter batch is read from.
+  const message = (seq: number, instanceId: string): string =>
+    `{"type":"instance.started","runId":"${id}","seq":${seq},"t":${now},"instanceId":"${instanceId}","node":${node},"input":{"a":\r\n${smuggled}\n}}`;
+  reporter.sendRaw(`[{"type":"run.started","runId":"${id}","seq":1,"t":${now},"name":"breaks","source":"test","meta":{}},\n${message(2, 'i1')}]`);
+  reporter.ws.send(Buffer.from(`[${message(3, 'i2')}]`), { binary: false });
+  const file = join(server.dataDir, 'runs', `${id}.jsonl`);
+  await eventually(async () => (existsSync(file) && readFileSync(file, 'utf8').split('\n').filter(Boolean).length >= 3) || undefined, 5000, 'the log');
+  const logged = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  t.equal(logged.length, 3, 'one line per event');
+  const events = logged.map((line) => JSON.parse(line) as RunEvent & { input?: unknown });
+  t.same(events.map((e) => e.type), ['run.started', 'instance.started', 'instance.started'], 'no smuggled event');
+  t.same(events[1]?.input, { a: JSON.parse(smuggled) }, 'the input kept whole, as its value');
+  t.same(events[2]?.input, { a: JSON.parse(smuggled) });
+});

@@ -7,6 +7,17 @@ import { arrayElementEnds, BatchText } from './batch-text.js';
 import { BatchReader } from './batch-reader.js';
 import { validateEvent } from './validate-event.js';
 
+/**
+ * Can a message's events be logged as the text they came in? Not if it
+ * holds a line break (JSON allows them as whitespace, inside values too):
+ * the log is one event per line, and a break would split an event, or
+ * smuggle a line of its own into the log. Such events are written as
+ * `JSON.stringify` spells them.
+ */
+function lineSafe(message: Buffer | string): boolean {
+  return !message.includes('\n') && !message.includes('\r');
+}
+
 /** What the ingest side needs from the server. */
 export interface IngestContext {
   store: RunStore;
@@ -69,7 +80,7 @@ export class ReporterConnection implements HoldOwner {
     const bytes = Buffer.isBuffer(data) ? data : undefined;
     // A reporter's batch, read from its bytes; anything else the plain way.
     const read = bytes === undefined ? undefined : this.#reader.read(bytes);
-    if (read !== undefined) return { events: read.events, batch: new BatchText(bytes as Buffer, read.ends) };
+    if (read !== undefined) return { events: read.events, batch: lineSafe(bytes as Buffer) ? new BatchText(bytes as Buffer, read.ends) : undefined };
     const text = data.toString();
     let parsed: unknown;
     try {
@@ -84,7 +95,7 @@ export class ReporterConnection implements HoldOwner {
     const events = items as RunEvent[];
     // Each event's own text, to log (and feed) without stringifying it again.
     const ends = Array.isArray(parsed) ? arrayElementEnds(text, events.length) : undefined;
-    return { events, batch: ends === undefined ? undefined : new BatchText(text, ends, bytes) };
+    return { events, batch: ends === undefined || !lineSafe(bytes ?? text) ? undefined : new BatchText(text, ends, bytes) };
   }
 
   #apply(event: RunEvent, batch: BatchText | undefined, index: number, owners: Map<string, ReporterConnection>): void {
