@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { Run, RunEvent } from '../src/report/events.js';
 import { RunStore } from '../src/server/run-store.js';
+import { startServer } from '../src/server/serve.js';
 import { launchBrowser, openPage } from './helpers/browser.js';
 import { hasIpv6Loopback } from './helpers/graph.js';
 import { connectV1, setBreakpoints, waitForHold } from './helpers/gates.js';
@@ -393,4 +394,22 @@ t.test('line breaks inside an event cannot split the log, nor smuggle a line int
   t.same(events.map((e) => e.type), ['run.started', 'instance.started', 'instance.started'], 'no smuggled event');
   t.same(events[1]?.input, { a: JSON.parse(smuggled) }, 'the input kept whole, as its value');
   t.same(events[2]?.input, { a: JSON.parse(smuggled) });
+});
+
+t.test('a request whose body stalls is dropped within the request timeout, not kept waiting for minutes', async (t) => {
+  const { root, dataDir } = freshDataDir();
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const server = await startServer({ port: 0, dataDir, env: {}, requestTimeoutMs: 400 });
+  t.teardown(() => server.close());
+  const started = Date.now();
+  // Declares 100 bytes of body, sends 10, then nothing.
+  const answer = await rawSocket(
+    server.port,
+    `PUT /api/breakpoints HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"nodes":{`,
+    10_000,
+  );
+  // Node ends it (with a 408 when nothing has been answered yet, or just a close once the body is being read).
+  t.ok(answer === '' || /^HTTP\/1\.1 408 /.test(answer), `closed, or told 408 (${JSON.stringify(answer.slice(0, 40))})`);
+  t.ok(Date.now() - started < 5_000, `within the request timeout, not Node's five minutes (${Date.now() - started} ms)`);
+  t.equal((await api(server.port, server.token, 'GET', '/api/health')).status, 200, 'and the server goes on');
 });

@@ -18,6 +18,9 @@ function lineSafe(message: Buffer | string): boolean {
   return !message.includes('\n') && !message.includes('\r');
 }
 
+/** Bytes a reporter may leave unread before its connection is dropped (its runs end, its holds are released). */
+const MAX_UNREAD_BYTES = 32 * 1024 * 1024;
+
 /** What the ingest side needs from the server. */
 export interface IngestContext {
   store: RunStore;
@@ -59,7 +62,13 @@ export class ReporterConnection implements HoldOwner {
   }
 
   send(message: ServerToReporter): void {
-    if (this.#ws.readyState === this.#ws.OPEN) this.#ws.send(JSON.stringify(message));
+    if (this.#ws.readyState !== this.#ws.OPEN) return;
+    // A reporter that stopped reading (breakpoints pile up unread) is let go rather than buffered for without bound.
+    if (this.#ws.bufferedAmount > MAX_UNREAD_BYTES) {
+      this.#ws.terminate();
+      return;
+    }
+    this.#ws.send(JSON.stringify(message));
   }
 
   decide(holdId: string, action: HoldAction, value: unknown): void {

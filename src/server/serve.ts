@@ -34,6 +34,11 @@ export interface ServeOptions {
   env?: NodeJS.ProcessEnv;
   /** Reported by `/api/health`. @default '0.0.0' */
   version?: string;
+  /**
+   * How long a request may take to arrive, headers and body; a client that
+   * stalls past it is dropped (Node answers 408 if it can). @default 30000
+   */
+  requestTimeoutMs?: number;
 }
 
 /** A running debugger server. */
@@ -70,6 +75,9 @@ function reject(socket: Duplex, status: 400 | 401 | 403 | 404): void {
     .join('');
   socket.end(`HTTP/1.1 ${status} ${text}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
 }
+
+/** How long a request may take to arrive, headers and body (see {@link ServeOptions.requestTimeoutMs}). */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 /** The request's target as a URL; undefined for one that does not parse (`//[`, `//a:99999/`). */
 function targetUrl(req: IncomingMessage): URL | undefined {
@@ -130,7 +138,19 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   let onRequest: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => sendError(res, 503, 'starting');
   let onUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void = (_req, socket) => socket.destroy();
   // Node would answer a request without Host with its own 400; the Host check answers it (403) instead.
-  const server: Server = createServer({ requireHostHeader: false }, (req, res) => onRequest(req, res));
+  // A request body has a while to arrive whole (Node's default is five minutes): a client
+  // that stalls mid-body does not keep what it sent so far in memory for long.
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const server: Server = createServer(
+    {
+      requireHostHeader: false,
+      requestTimeout,
+      headersTimeout: Math.min(requestTimeout, 60_000),
+      // Node looks for requests past their time only this often.
+      connectionsCheckingInterval: Math.max(50, Math.min(5_000, requestTimeout / 4)),
+    },
+    (req, res) => onRequest(req, res),
+  );
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => onUpgrade(req, socket, head));
   server.on('clientError', (_error, socket) => socket.destroy());
   port = await listenOn(server, port, bindHost);
