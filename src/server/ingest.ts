@@ -5,6 +5,7 @@ import type { LiveFeed } from './live-feed.js';
 import type { RunStore } from './run-store.js';
 import { arrayElementEnds, BatchText } from './batch-text.js';
 import { BatchReader } from './batch-reader.js';
+import { isStrictJson } from '../streams/strict-json.js';
 import { validateEvent } from './validate-event.js';
 
 /**
@@ -91,6 +92,10 @@ export class ReporterConnection implements HoldOwner {
     const read = bytes === undefined ? undefined : this.#reader.read(bytes);
     if (read !== undefined) return { events: read.events, batch: lineSafe(bytes as Buffer) ? new BatchText(bytes as Buffer, read.ends) : undefined };
     const text = data.toString();
+    // Nested deeper than the fast path allows (JSON.parse takes far more, but
+    // serialising it again later would throw): malformed, as there.
+    const raw = bytes ?? Buffer.from(text);
+    if (!isStrictJson(raw, 0, raw.length)) return undefined;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
