@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import t from 'tap';
-import type { Instance, Run } from '../src/report/events.js';
+import type { Breakpoints, Instance, Run } from '../src/report/events.js';
 import { PROXY_FIXTURES, startProxy, waitFor, type ProxyProcess } from './helpers/cli.js';
 import { decide, setBreakpoints, waitForHold } from './helpers/gates.js';
 import { instancesOf, shapeProblems, stopAtTeardown, summarize, tempDir, waitForRun } from './helpers/graph.js';
@@ -75,6 +75,20 @@ const NOT_OBSERVED = {
   '[graphmind]':
     "answer not observed: the server's output had become a raw byte pipe (a line larger than --max-frame-bytes); an answer, if one came, was relayed unread",
 };
+
+/** The test's debugger given `breakpoints` until the end of this test. */
+async function armed(t: Teardown, breakpoints: Breakpoints): Promise<void> {
+  await setBreakpoints(server, breakpoints);
+  t.teardown(() => setBreakpoints(server, { pauseOnError: false, nodes: {} }));
+}
+
+/** A proxy in front of the partial-stderr server that waits for the debugger (so its breakpoints are known), past initialize. */
+async function initialized(t: Teardown): Promise<ProxyProcess> {
+  const proxy = proxyOver(t, ['--wait-for-attach'], [node, fixture('partial-stderr-server.mjs')]);
+  proxy.child.stdin.write(shortInitialize(1));
+  await responseTo(proxy, 1);
+  return proxy;
+}
 
 t.test('the first answer over --max-frame-bytes: answered calls are not NoAnswer, the server is not said to have exited early', async (t) => {
   const proxy = proxyOver(t, ['--max-frame-bytes', '140'], [node, fixture('echo-server.mjs')]);
@@ -219,12 +233,8 @@ t.test('trace, stdout-noise and degrade lines start lines of their own; the serv
 });
 
 t.test('the HOLDING line starts a line of its own', async (t) => {
-  await setBreakpoints(server, { pauseOnError: false, nodes: { 'tool:hold': { before: true } } });
-  t.teardown(() => setBreakpoints(server, { pauseOnError: false, nodes: {} }));
-  // --wait-for-attach: once initialize is answered, the breakpoints are known.
-  const proxy = proxyOver(t, ['--wait-for-attach'], [node, fixture('partial-stderr-server.mjs')]);
-  proxy.child.stdin.write(shortInitialize(1));
-  await responseTo(proxy, 1);
+  await armed(t, { pauseOnError: false, nodes: { 'tool:hold': { before: true } } });
+  const proxy = await initialized(t);
   // stdout and stderr are separate pipes: wait for the stderr line rather than assume it came first.
   t.ok(await stderrMatch(proxy, /partial-server: initialize 1$/), 'the server’s last stderr write left its line open');
   proxy.child.stdin.write(toolsCall(2, 'hold', { n: 2 }));
@@ -261,11 +271,8 @@ t.test('mcp:protocol counts protocol calls left unanswered at exit among its err
 });
 
 t.test('mcp:protocol counts a protocol call aborted in the debugger among its errors', async (t) => {
-  await setBreakpoints(server, { pauseOnError: false, nodes: { 'mcp:ping': { before: true } } });
-  t.teardown(() => setBreakpoints(server, { pauseOnError: false, nodes: {} }));
-  const proxy = proxyOver(t, ['--wait-for-attach'], [node, fixture('partial-stderr-server.mjs')]);
-  proxy.child.stdin.write(shortInitialize(1));
-  await responseTo(proxy, 1);
+  await armed(t, { pauseOnError: false, nodes: { 'mcp:ping': { before: true } } });
+  const proxy = await initialized(t);
   proxy.child.stdin.write(frame({ id: 2, method: 'ping' }));
   const hold = await waitForHold(server, { nodeId: 'mcp:ping' });
   await decide(server, hold.holdId, 'abort');
@@ -346,8 +353,7 @@ t.test('a debugger that turns the proxy away is said once on stderr, however oft
 
 t.test('answers still in the pipe when the server exits reach the host, though the error gate would hold them', async (t) => {
   // Pause on error: each failed answer would be held, one after the other.
-  await setBreakpoints(server, { pauseOnError: true, nodes: {} });
-  t.teardown(() => setBreakpoints(server, { pauseOnError: false, nodes: {} }));
+  await armed(t, { pauseOnError: true, nodes: {} });
   const proxy = proxyOver(t, ['--wait-for-attach'], [node, fixture('answer-all-then-exit.mjs'), '3']);
   proxy.child.stdin.write([1, 2, 3].map((id) => toolsCall(id, 'fail', { id })).join(''));
   const { code } = await proxy.exited;
@@ -365,11 +371,8 @@ t.test('answers still in the pipe when the server exits reach the host, though t
 });
 
 t.test('answers made in the debugger carry the request’s id exactly as it was spelled', async (t) => {
-  await setBreakpoints(server, { pauseOnError: false, nodes: { 'mcp:ping': { before: true } } });
-  t.teardown(() => setBreakpoints(server, { pauseOnError: false, nodes: {} }));
-  const proxy = proxyOver(t, ['--wait-for-attach'], [node, fixture('partial-stderr-server.mjs')]);
-  proxy.child.stdin.write(shortInitialize(1));
-  await responseTo(proxy, 1);
+  await armed(t, { pauseOnError: false, nodes: { 'mcp:ping': { before: true } } });
+  const proxy = await initialized(t);
   // Ids a JavaScript number would change: too big for a double's integers, out of range, a float spelling, -0, an escaped string.
   const ids = ['12345678901234567890', '1e400', '1.0', '-0', '"a\\u0062c"'];
   for (const [i, id] of ids.entries()) {

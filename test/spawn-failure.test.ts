@@ -3,6 +3,7 @@
 // absolute or a relative path, a missing #! interpreter) and EACCES (a file
 // that is not executable, a directory) through the built CLI;
 // the Windows .cmd/.bat case (EINVAL) through runProxy's injectable spawn.
+import type { SpawnOptions } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,27 +13,45 @@ import { EXIT_CANNOT_RUN, runProxy, type SpawnFunction } from '../src/proxy/run-
 import { startProxy } from './helpers/cli.js';
 import { FakeChild, collectingSink, killQuietly, lines } from './helpers/wire.js';
 
-t.test('a command that is not on PATH (ENOENT)', async (t) => {
-  const proxy = startProxy([], ['no-such-mcp-server', '--stdio']);
+type Teardown = { teardown(fn: () => unknown): void };
+
+/** A fresh directory, removed at teardown. */
+function scratchDir(t: Teardown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'graphmind-spawn-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A script at `dir/name` with `text`, of `mode`. */
+function script(dir: string, name: string, text: string, mode: number): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  chmodSync(file, mode);
+  return file;
+}
+
+/** The proxy started on a server `command` that cannot run: its exit code, stdout and stderr lines. */
+async function cannotRun(t: Teardown, command: readonly string[], options: SpawnOptions = {}): Promise<{ code: number | null; stdout: Buffer; stderr: string[] }> {
+  const proxy = startProxy([], command, options);
   t.teardown(() => killQuietly(proxy.child.pid));
   const { code } = await proxy.exited;
+  return { code, stdout: proxy.stdout(), stderr: lines(proxy.stderr()) };
+}
+
+t.test('a command that is not on PATH (ENOENT)', async (t) => {
+  const { code, stdout, stderr } = await cannotRun(t, ['no-such-mcp-server', '--stdio']);
   t.equal(code, 127);
-  t.equal(proxy.stdout().length, 0, 'nothing on stdout');
-  t.same(lines(proxy.stderr()), [
+  t.equal(stdout.length, 0, 'nothing on stdout');
+  t.same(stderr, [
     'graphmind mcp-proxy: cannot run "no-such-mcp-server": spawn no-such-mcp-server ENOENT — the command was not found on PATH; check the "command" in your MCP client config',
   ]);
 });
 
 t.test('a path to a file that does not exist (ENOENT)', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'graphmind-spawn-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const missing = join(dir, 'build', 'server.js');
-  const proxy = startProxy([], [missing]);
-  t.teardown(() => killQuietly(proxy.child.pid));
-  const { code } = await proxy.exited;
+  const missing = join(scratchDir(t), 'build', 'server.js');
+  const { code, stdout, stderr: all } = await cannotRun(t, [missing]);
   t.equal(code, 127);
-  t.equal(proxy.stdout().length, 0);
-  const all = lines(proxy.stderr());
+  t.equal(stdout.length, 0);
   t.equal(all.length, 1, 'one line');
   t.ok(all[0]?.startsWith(`graphmind mcp-proxy: cannot run ${JSON.stringify(missing)}: spawn ${missing} ENOENT — `));
   t.notMatch(all[0] ?? '', /PATH/, 'a path is not looked up on PATH, so the hint does not talk about it');
@@ -40,64 +59,44 @@ t.test('a path to a file that does not exist (ENOENT)', async (t) => {
 });
 
 t.test('a relative path to a file that is not there (ENOENT): the hint says why relative paths break', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'graphmind-spawn-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const proxy = startProxy([], ['./build/server.js'], { cwd: dir });
-  t.teardown(() => killQuietly(proxy.child.pid));
-  const { code } = await proxy.exited;
+  const { code, stderr } = await cannotRun(t, ['./build/server.js'], { cwd: scratchDir(t) });
   t.equal(code, 127);
-  t.same(lines(proxy.stderr()), [
+  t.same(stderr, [
     'graphmind mcp-proxy: cannot run "./build/server.js": spawn ./build/server.js ENOENT — there is no such file here;' +
       ' a relative path depends on the directory the host starts the server in, so use an absolute path',
   ]);
 });
 
 t.test('a directory given as the command (EACCES): the hint is not about permissions', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'graphmind-spawn-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const proxy = startProxy([], [dir]);
-  t.teardown(() => killQuietly(proxy.child.pid));
-  const { code } = await proxy.exited;
+  const dir = scratchDir(t);
+  const { code, stderr } = await cannotRun(t, [dir]);
   t.equal(code, 127);
-  t.same(lines(proxy.stderr()), [
+  t.same(stderr, [
     `graphmind mcp-proxy: cannot run ${JSON.stringify(dir)}: spawn ${dir} EACCES — that is a directory; point "command" at the server's executable or script`,
   ]);
 });
 
 t.test('a script whose #! interpreter is missing (ENOENT on a file that exists): the hint names the #! line', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'graphmind-spawn-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const script = join(dir, 'server.py');
-  writeFileSync(script, '#!/no/such/python9\nprint("never")\n');
-  chmodSync(script, 0o755);
-  const proxy = startProxy([], [script]);
-  t.teardown(() => killQuietly(proxy.child.pid));
-  const { code } = await proxy.exited;
+  const file = script(scratchDir(t), 'server.py', '#!/no/such/python9\nprint("never")\n', 0o755);
+  const { code, stdout, stderr } = await cannotRun(t, [file]);
   t.equal(code, 127);
-  t.equal(proxy.stdout().length, 0, 'nothing on stdout');
-  t.same(lines(proxy.stderr()), [
-    `graphmind mcp-proxy: cannot run ${JSON.stringify(script)}: spawn ${script} ENOENT — the file exists, so the interpreter its #! line names` +
+  t.equal(stdout.length, 0, 'nothing on stdout');
+  t.same(stderr, [
+    `graphmind mcp-proxy: cannot run ${JSON.stringify(file)}: spawn ${file} ENOENT — the file exists, so the interpreter its #! line names` +
       ' was not found; fix that line, or put the interpreter in "command" (such as "node" or "python3") and the file in "args"',
   ]);
 });
 
 t.test('a file that is not executable (EACCES)', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'graphmind-spawn-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const script = join(dir, 'server.sh');
-  writeFileSync(script, '#!/bin/sh\necho never\n');
-  chmodSync(script, 0o644);
-  const proxy = startProxy([], [script]);
-  t.teardown(() => killQuietly(proxy.child.pid));
-  const { code } = await proxy.exited;
+  const file = script(scratchDir(t), 'server.sh', '#!/bin/sh\necho never\n', 0o644);
+  const { code, stdout, stderr: all } = await cannotRun(t, [file]);
   t.equal(code, 127);
-  t.equal(proxy.stdout().length, 0, 'nothing on stdout');
-  const all = lines(proxy.stderr());
+  t.equal(stdout.length, 0, 'nothing on stdout');
   t.equal(all.length, 1, 'one line');
   const line = all[0] ?? '';
-  t.ok(line.startsWith(`graphmind mcp-proxy: cannot run ${JSON.stringify(script)}: spawn ${script} EACCES — `), line);
+  t.ok(line.startsWith(`graphmind mcp-proxy: cannot run ${JSON.stringify(file)}: spawn ${file} EACCES — `), line);
   t.match(line, /make it executable/);
-  t.match(line, `chmod +x ${script}`);
+  t.match(line, `chmod +x ${file}`);
 });
 
 /** A spawn that fails the way Node does on Windows for a .cmd file. */

@@ -68,13 +68,7 @@ export class HoldRegistry {
 
   /** Forget every hold of a connection that went away; returns them. */
   dropOwner(owner: HoldOwner): Hold[] {
-    const dropped: Hold[] = [];
-    for (const [holdId, entry] of this.#entries) {
-      if (entry.owner !== owner) continue;
-      this.#entries.delete(holdId);
-      dropped.push(entry.hold);
-    }
-    return dropped;
+    return this.#take((entry) => entry.owner === owner).map((entry) => entry.hold);
   }
 
   /**
@@ -85,15 +79,22 @@ export class HoldRegistry {
    * conflict (409).
    */
   releaseRun(runId: string): Array<{ holdId: string; action: HoldAction }> {
-    const released: Array<{ holdId: string; action: HoldAction }> = [];
-    for (const [holdId, entry] of this.#entries) {
-      if (entry.hold.runId !== runId) continue;
-      this.#entries.delete(holdId);
-      if (entry.decided === undefined) entry.owner.decide(holdId, 'continue', undefined);
+    return this.#take((entry) => entry.hold.runId === runId).map(({ hold: { holdId }, owner, decided }) => {
+      if (decided === undefined) owner.decide(holdId, 'continue', undefined);
       this.#remember(holdId);
-      released.push({ holdId, action: entry.decided ?? 'continue' });
+      return { holdId, action: decided ?? 'continue' };
+    });
+  }
+
+  /** Remove and return the holds that `matches`. */
+  #take(matches: (entry: Entry) => boolean): Entry[] {
+    const taken: Entry[] = [];
+    for (const [holdId, entry] of this.#entries) {
+      if (!matches(entry)) continue;
+      this.#entries.delete(holdId);
+      taken.push(entry);
     }
-    return released;
+    return taken;
   }
 
   #remember(holdId: string): void {
