@@ -2,9 +2,12 @@
 // signals come back, signals sent to the proxy reach the server, a server that
 // ignores SIGTERM is killed, a host that goes away ends the session cleanly,
 // and the server's environment never carries GRAPHMIND_TOKEN.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { descendantsOf, signalMembers, stillRunning } from '../src/proxy/process-tree.js';
 import { PROXY_FIXTURES, startProxy, waitFor, type ProxyProcess } from './helpers/cli.js';
 import { exitedWithin, initialize, isAlive, killQuietly, lines, responseTo, stderrMatch, toolsCall } from './helpers/wire.js';
 
@@ -133,6 +136,72 @@ t.test('the host closes its end of our stdout while the server writes: a clean e
     [],
     'no stack trace, no error: nothing on stderr but the server’s own line',
   );
+});
+
+/** Start the proxy over grandchild-server.mjs; both pids once they are known. */
+async function overGrandchild(
+  t: { teardown(fn: () => void): void },
+  env: NodeJS.ProcessEnv,
+): Promise<{ proxy: ProxyProcess; server: number; grandchild: number }> {
+  const proxy = startProxy([], [node, fixture('grandchild-server.mjs')], { env });
+  const pids: number[] = [];
+  t.teardown(() => {
+    killQuietly(proxy.child.pid);
+    for (const pid of pids) killQuietly(pid);
+  });
+  const match = await stderrMatch(proxy, /grandchild-server: pid (\d+) grandchild (\d+)\n/);
+  pids.push(Number(match[1]), Number(match[2]));
+  return { proxy, server: pids[0] as number, grandchild: pids[1] as number };
+}
+
+const running = (pid: number): boolean => stillRunning({ pid, started: readStarted(pid) });
+function readStarted(pid: number): string {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+  } catch {
+    return '';
+  }
+}
+
+for (const sent of ['SIGTERM', 'SIGINT'] as const) {
+  t.test(`${sent} to the proxy also reaches what the server started, which shares its stdout`, async (t) => {
+    const { proxy, server, grandchild } = await overGrandchild(t, process.env);
+    t.ok(running(grandchild), 'the grandchild runs');
+    proxy.child.kill(sent);
+    const { code } = await exitedWithin(proxy, 15_000);
+    t.equal(code, signalCode(sent), 'the server was stopped by the signal');
+    t.notOk(running(server), 'the server is gone');
+    await waitFor(() => !running(grandchild), 5000, 'the grandchild to be gone').catch(() => {});
+    t.notOk(running(grandchild), 'so is the process it started: no orphan holding its stdout');
+  });
+}
+
+t.test('what the server started and which ignores SIGTERM is killed when the session ends', async (t) => {
+  const { proxy, server, grandchild } = await overGrandchild(t, { ...process.env, GRANDCHILD_IGNORE_SIGTERM: '1' });
+  proxy.child.kill('SIGTERM');
+  const { code } = await exitedWithin(proxy, 15_000);
+  t.equal(code, signalCode('SIGTERM'));
+  t.notOk(running(server), 'the server is gone');
+  await waitFor(() => !running(grandchild), 5000, 'the grandchild to be gone').catch(() => {});
+  t.notOk(running(grandchild), 'the grandchild that ignored SIGTERM was killed on the way out');
+});
+
+t.test('descendantsOf finds every process below a pid, and stillRunning tells a reused pid apart', async (t) => {
+  const shell = spawn('sh', ['-c', 'sleep 30 & sleep 30 & wait'], { stdio: 'ignore' });
+  t.teardown(() => killQuietly(shell.pid));
+  const root = shell.pid as number;
+  await waitFor(() => descendantsOf(root).length === 2, 5000, 'two sleeps under the shell');
+  const below = descendantsOf(root);
+  t.equal(below.length, 2, 'both children of the shell, and not the shell itself');
+  t.ok(below.every((member) => member.pid !== root && running(member.pid)), 'each one running');
+  t.ok(below.every((member) => stillRunning(member)), 'and known by its start time');
+  t.notOk(stillRunning({ pid: below[0]?.pid as number, started: 'not-its-start-time' }), 'a different start time is a different process');
+  t.same(descendantsOf(2 ** 22 + 7), [], 'a pid with nothing below it has no descendants');
+  signalMembers(below, 'SIGKILL');
+  await waitFor(() => below.every((member) => !stillRunning(member)), 5000, 'the sleeps to be gone').catch(() => {});
+  t.ok(below.every((member) => !stillRunning(member)), 'signalMembers stopped them');
+  shell.kill('SIGKILL');
 });
 
 t.test('the server never gets GRAPHMIND_TOKEN; the rest of the environment passes through', async (t) => {

@@ -7,6 +7,7 @@ import type { Frame } from '../streams/frame.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
 import { DEFAULT_RELEASE_EVERY_BYTES, MemoryRelease } from './memory-release.js';
 import * as messages from './messages.js';
+import { descendantsOf, signalMembers, type TreeMember } from './process-tree.js';
 import { SPAWN_FAILURE_ATTACH_MS, startSessionReport } from './session-report.js';
 import { SharedStderr, createStderrSink, type TextSink } from './stderr-sink.js';
 import { StderrLines } from './stderr-lines.js';
@@ -268,12 +269,22 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   stdin.once('end', onHostGone);
   stdin.once('close', onHostGone);
   const timers: NodeJS.Timeout[] = [];
+  // Processes the server started, told to stop with it: a shell's or a
+  // launcher's child (npx, sh -c '…; node server.js') holds the server's
+  // stdout as much as the server does, and must not outlive the session.
+  const signalled = new Map<number, TreeMember>();
+  const signalTree = (signal: NodeJS.Signals): void => {
+    const below = child.pid === undefined ? [] : descendantsOf(child.pid);
+    for (const member of below) signalled.set(member.pid, member);
+    child.kill(signal);
+    signalMembers(below, signal);
+  };
   const terminate = (signal: NodeJS.Signals, graceMs: number): void => {
     if (exited) return;
     stoppedByUs = true;
-    child.kill(signal);
+    signalTree(signal);
     const timer = setTimeout(() => {
-      if (!exited) child.kill('SIGKILL');
+      if (!exited) signalTree('SIGKILL');
     }, graceMs);
     timer.unref();
     timers.push(timer);
@@ -313,6 +324,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
     new Promise((resolve) => setTimeout(resolve, STDOUT_SETTLE_MS).unref()),
   ]);
   removeSignalHandlers();
+  // The server is gone; what it started and we told to stop gets no more time than that.
+  if (signalled.size > 0) signalMembers([...signalled.values()], 'SIGKILL');
 
   const pending = relay.correlator.outstanding('client-to-server').length;
   const crashed = code !== 0 || signal !== null;
