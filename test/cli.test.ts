@@ -392,3 +392,17 @@ t.test('the usual mcp-proxy start loads neither yargs nor the debugger server', 
   const unusual = await loaded(['--maxFrameBytes', '4096']);
   t.ok(unusual.some((url) => /\/node_modules\/yargs\//.test(url)), 'an unusual form does load yargs');
 });
+
+t.test('--trace shows ids past 2^53 with their own digits, each answer with its own request', async (t) => {
+  const proxy = startProxy(['--trace'], ['python3', `${PROXY_FIXTURES}python-server.py`]);
+  t.teardown(() => killQuietly(proxy.child.pid));
+  // As JavaScript numbers these two ids are one; the Python server answers each with its exact id.
+  proxy.child.stdin.write('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/list"}\n');
+  proxy.child.stdin.write('{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}\n');
+  await waitFor(() => lines(proxy.stdout().toString('utf8')).length === 2, 10_000, 'two answers');
+  proxy.child.stdin.end();
+  await proxy.exited;
+  const trace = lines(proxy.stderr()).filter((line) => line.includes('trace server → client'));
+  t.match(trace[0], /response tools\/list #9007199254740993 /, 'the first answer is the tools/list, shown with its exact id');
+  t.match(trace[1], /response ping #9007199254740992 /, 'the second is the ping');
+});

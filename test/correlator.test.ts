@@ -2,7 +2,9 @@
 // for small integer ids must behave exactly like a map keyed by id: checked
 // against one, over random sessions with colliding, repeated and odd ids.
 import t from 'tap';
+import { classify } from '../src/streams/classifier.js';
 import { Correlator } from '../src/streams/correlator.js';
+import { idForDisplay, idKey } from '../src/streams/exact-id.js';
 import { newFrame, type Direction, type Frame, type JsonRpcId } from '../src/streams/frame.js';
 import { prng } from './helpers/random.js';
 
@@ -73,4 +75,26 @@ t.test('ids beyond the table, and a thousand in flight', async (t) => {
   t.equal(paired, 5000, 'each answer, in reverse order, finds its own request');
   t.equal(correlator.outstanding('client-to-server').length, 0, 'nothing left');
   t.equal(correlator.take('server-to-client', 1), undefined, 'an answer to nothing waiting finds nothing');
+});
+
+t.test('integer ids past 2^53 stay distinct calls: keyed by their digits, not by a rounded number', async (t) => {
+  const correlator = new Correlator();
+  const line = (text: string, direction: Direction, seq: number): Frame => classify(newFrame(Buffer.from(`${text}\n`), direction, seq, true), correlator);
+  // Both parse to the same JavaScript number, 9007199254740992.
+  const big = line('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/list"}', 'client-to-server', 1);
+  const bigger = line('{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/call","params":{"name":"echo"}}', 'client-to-server', 2);
+  const asString = line('{"jsonrpc":"2.0","id":"9007199254740993","method":"ping"}', 'client-to-server', 3);
+  t.equal(big.id, bigger.id, 'as numbers the two ids are one');
+  t.equal(correlator.outstanding('client-to-server').length, 3, 'yet all three requests wait');
+  const first = line('{"jsonrpc":"2.0","id":9007199254740992,"result":{}}', 'server-to-client', 1);
+  const second = line('{"jsonrpc":"2.0","result":{},"id":9007199254740993}', 'server-to-client', 2);
+  const third = line('{"jsonrpc":"2.0","id":"9007199254740993","result":{}}', 'server-to-client', 3);
+  t.equal(first.request, bigger, '…992 answers the tools/call');
+  t.equal(second.request, big, '…993 answers the tools/list');
+  t.equal(third.request, asString, 'and the string id is not mistaken for the number');
+  t.equal(idKey(big), 9007199254740993n, 'the key is the exact integer');
+  t.equal(idKey(line('{"jsonrpc":"2.0","id":12,"method":"ping"}', 'client-to-server', 4)), 12, 'a small id is its own key');
+  t.equal(idForDisplay(big), '9007199254740993', 'and it is shown with its own digits');
+  t.equal(idForDisplay(line('{"jsonrpc":"2.0","id":-9007199254740995,"method":"ping"}', 'client-to-server', 5)), '-9007199254740995', 'negative too');
+  t.equal(correlator.outstanding('client-to-server').length, 2, 'the two pings wait; the answered are gone');
 });

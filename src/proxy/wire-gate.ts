@@ -7,6 +7,7 @@ import type { Breakpoints, GatePoint } from '../report/events.js';
 import type { DecisionMessage, Reporter } from '../report/reporter.js';
 import type { Relay } from '../streams/create-relay.js';
 import { scanEnvelope } from '../streams/envelope.js';
+import { idForDisplay, idKey } from '../streams/exact-id.js';
 import { hasWholeLine, messageOf, newFrame, type Frame } from '../streams/frame.js';
 import type { FrameGate } from '../streams/gate-transform.js';
 import type { GraphRecorder } from './graph-recorder.js';
@@ -218,7 +219,7 @@ export class WireGate implements FrameGate {
       frame: new DeferredValue(frame.raw.length, () => heldFrame(frame, call, recorder.hide)),
       reason,
     });
-    sink.write(`${messages.holding(method, call.id, point, reporter.url)}\n`);
+    sink.write(`${messages.holding(method, idForDisplay(call), point, reporter.url)}\n`);
     return decision.then((d) => {
       let out: readonly Frame[];
       try {
@@ -279,7 +280,8 @@ export class WireGate implements FrameGate {
       return [this.#replacement(frame, bytes)];
     }
     // A request that is answered here never reaches its receiver: forget it.
-    if (frame.id !== undefined) relay?.correlator.take(frame.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server', frame.id);
+    const key = idKey(frame);
+    if (key !== undefined) relay?.correlator.take(frame.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server', key);
     if (decision.action === 'abort') {
       this.#toSender(frame, abortBytes(frame));
       recorder.onDecision(frame, 'before', 'abort');

@@ -1,6 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { Correlator } from './correlator.js';
 import { Envelope, StringInterner, isTrue, isVersion2, scanEnvelope, valueAt } from './envelope.js';
+import { keyAt } from './exact-id.js';
 import type { Direction, Frame, FrameBatch, JsonRpcId } from './frame.js';
 import { STDOUT_NOISE_NODE, namingParam, nodeFor } from './node-naming.js';
 import { SkeletonReader } from './skeleton.js';
@@ -177,7 +178,9 @@ export function classify(frame: Frame, correlator: Correlator, bytes: Buffer = f
       frame.payloadStart = env.result;
       frame.payloadEnd = env.resultEnd;
     }
-    const request = correlator.take(direction, id);
+    // An integer past 2^53 is keyed by its digits (a rounded number would pair it with its neighbour).
+    const key = typeof id === 'number' && (id > Number.MAX_SAFE_INTEGER || id < -Number.MAX_SAFE_INTEGER) ? keyAt(bytes, env.id, env.idEnd, id) : id;
+    const request = correlator.take(direction, key);
     if (request !== undefined) {
       frame.request = request;
       frame.method = request.method;

@@ -1,4 +1,5 @@
-import type { Direction, Frame, JsonRpcId } from './frame.js';
+import { idKey, type CorrelationKey } from './exact-id.js';
+import type { Direction, Frame } from './frame.js';
 
 /** Slots for small integer ids (a power of two). */
 const SLOTS = 1024;
@@ -14,10 +15,10 @@ const MASK = SLOTS - 1;
  */
 class RequestTable {
   readonly #slots: Array<Frame | undefined> = new Array<Frame | undefined>(SLOTS).fill(undefined);
-  readonly #others = new Map<JsonRpcId, Frame>();
+  readonly #others = new Map<CorrelationKey, Frame>();
   size = 0;
 
-  set(id: JsonRpcId, request: Frame): void {
+  set(id: CorrelationKey, request: Frame): void {
     const others = this.#others;
     if (typeof id === 'number' && id >>> 0 === id) {
       const slot = id & MASK;
@@ -34,7 +35,7 @@ class RequestTable {
     others.set(id, request);
   }
 
-  take(id: JsonRpcId): Frame | undefined {
+  take(id: CorrelationKey): Frame | undefined {
     if (typeof id === 'number' && id >>> 0 === id) {
       const slot = id & MASK;
       const held = this.#slots[slot];
@@ -75,15 +76,21 @@ export class Correlator {
 
   /** Remember a request until its answer comes back. */
   track(request: Frame): void {
-    if (request.id === undefined) return;
-    (request.direction === 'client-to-server' ? this.#fromClient : this.#fromServer).set(request.id, request);
+    const id = request.id;
+    if (id === undefined) return;
+    const key = typeof id === 'number' && (id > Number.MAX_SAFE_INTEGER || id < -Number.MAX_SAFE_INTEGER) ? idKey(request) ?? id : id;
+    (request.direction === 'client-to-server' ? this.#fromClient : this.#fromServer).set(key, request);
   }
 
   /**
    * Find (and forget) the request that a response travelling in `direction`
    * answers. Returns undefined for an answer to nothing we saw.
+   *
+   * @param id the answer's id; for an integer past 2^53, its exact value
+   *   as a `bigint` (see {@link CorrelationKey}), or the rounded number
+   *   will not find its request.
    */
-  take(direction: Direction, id: JsonRpcId): Frame | undefined {
+  take(direction: Direction, id: CorrelationKey): Frame | undefined {
     // An answer travelling to the server answers a request from the server.
     const table = direction === 'client-to-server' ? this.#fromServer : this.#fromClient;
     if (table.size === 0) return undefined;

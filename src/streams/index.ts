@@ -2,6 +2,7 @@ export * from './frame.js';
 export { LineFramer, DEFAULT_MAX_FRAME_BYTES, type LineFramerOptions } from './line-framer.js';
 export { Classifier, classify, type ClassifierOptions } from './classifier.js';
 export { Correlator } from './correlator.js';
+export { idKey, type CorrelationKey } from './exact-id.js';
 export { GateTransform, type FrameGate, type GateTransformOptions } from './gate-transform.js';
 export { Lifter, type LifterOptions } from './lifter.js';
 export { FrameWriter, type FrameWriterOptions } from './frame-writer.js';
