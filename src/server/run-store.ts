@@ -1,15 +1,16 @@
-import { appendFileSync, createWriteStream, mkdirSync, readdirSync, readFileSync, unlinkSync, type WriteStream } from 'node:fs';
-import { join } from 'node:path';
-import { finished } from 'node:stream';
+import { appendFileSync, closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, unlinkSync, type Stats } from 'node:fs';
+import { basename, join } from 'node:path';
 import { RUN_ID_PATTERN, type RunEvent, type RunSummary } from '../report/events.js';
 import type { BatchText } from './batch-text.js';
+import { LogFiles, MAX_OPEN_LOGS } from './log-files.js';
+import { readLines } from './log-lines.js';
 import { RunState } from './run-state.js';
 import { validateEvent } from './validate-event.js';
 
-/** A run's open log: the stream, and the lines appended since the last write. */
+/** A live run's log: its file, and the lines appended since the last write. */
 interface RunLog {
-  stream: WriteStream;
-  /** Whole lines, each ending in a newline, not yet handed to the stream. */
+  file: string;
+  /** Whole lines, each ending in a newline, not yet handed to the file. */
   pending: Array<string | Buffer>;
   /** Consecutive events of one batch appended last, not yet in `pending`. */
   batch: BatchText | undefined;
@@ -32,6 +33,17 @@ export interface RunStoreOptions {
   maxRuns?: number;
   /** Told of every run that retention deletes (a delete asked for through {@link RunStore.delete} is the caller's to announce). */
   onRetentionDelete?: (runId: string) => void;
+  /**
+   * Log files open at once. Past it the log written least recently is
+   * closed, and reopened to append when it is next written. @default 64
+   */
+  maxOpenLogs?: number;
+  /**
+   * Told, in one line, of a log that cannot be loaded (not a regular file,
+   * unreadable) or written (once per run: its log stops there).
+   * @default writes `graphmind: <line>` on stderr
+   */
+  onWarning?: (line: string) => void;
 }
 
 /**
@@ -40,7 +52,9 @@ export interface RunStoreOptions {
  * partial line, which the next load skips.
  *
  * Lines appended in one turn of the event loop (an ingest batch) go to the
- * stream in one write, at the end of that turn.
+ * log in one write, at the end of that turn. A bounded number of logs are
+ * open at once ({@link RunStoreOptions.maxOpenLogs}); the others are
+ * reopened when next written.
  */
 export class RunStore {
   readonly dir: string;
@@ -48,11 +62,11 @@ export class RunStore {
   readonly #onRetentionDelete: ((runId: string) => void) | undefined;
   readonly #runs = new Map<string, RunState>();
   readonly #logs = new Map<string, RunLog>();
+  readonly #files: LogFiles;
+  readonly #warn: (line: string) => void;
   /** Logs with pending lines, in the order they got them. */
   #dirty: RunLog[] = [];
   #flushScheduled = false;
-  /** Logs being flushed and closed, by run. */
-  readonly #closing = new Map<string, Promise<void>>();
   /** Runs deleted on request in this server's life (the last {@link MAX_DELETED}), oldest first: they stay deleted. */
   readonly #deleted = new Set<string>();
   #trimScheduled = false;
@@ -61,54 +75,98 @@ export class RunStore {
     this.dir = options.dir;
     this.maxRuns = options.maxRuns ?? 200;
     this.#onRetentionDelete = options.onRetentionDelete;
+    const onWarning = options.onWarning ?? ((line: string) => process.stderr.write(`graphmind: ${line}\n`));
+    // One line each: an error's message could carry a newline.
+    this.#warn = (line) => onWarning(line.replace(/[\r\n]+/g, ' '));
+    this.#files = new LogFiles({
+      maxOpen: options.maxOpenLogs ?? MAX_OPEN_LOGS,
+      onError: (file, error) =>
+        this.#warn(`the log of run ${basename(file, '.jsonl')} stopped: cannot write ${file} (${error.message}); the run goes on in memory, but after a restart it ends here`),
+    });
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
   }
 
-  /** Rebuild every run from its log. Returns how many lines were unreadable. */
+  /**
+   * Rebuild every run from its log. Returns how many lines were unreadable.
+   * Only regular files are read (a symlink to one is followed); anything
+   * else named like a log, or a log that cannot be read, is skipped with a
+   * warning.
+   */
   load(): { runs: number; skippedLines: number } {
     let skippedLines = 0;
-    for (const file of readdirSync(this.dir)) {
-      if (!file.endsWith('.jsonl')) continue;
-      const runId = file.slice(0, -'.jsonl'.length);
+    for (const name of readdirSync(this.dir)) {
+      if (!name.endsWith('.jsonl')) continue;
+      const runId = name.slice(0, -'.jsonl'.length);
       if (!RUN_ID_PATTERN.test(runId)) continue;
-      let text: string;
-      try {
-        text = readFileSync(join(this.dir, file), 'utf8');
-        // A torn last line has no newline: end it, so what is appended next starts a line of its own.
-        if (text !== '' && !text.endsWith('\n')) appendFileSync(join(this.dir, file), '\n');
-      } catch {
-        continue;
-      }
-      let state: RunState | undefined;
-      let endedLast = false;
-      for (const line of text.split('\n')) {
-        if (line === '') continue;
-        let event: RunEvent | undefined;
-        try {
-          // The same check as on ingest: a damaged or edited log cannot hold what a reporter could not send.
-          event = validateEvent(JSON.parse(line));
-        } catch {
-          skippedLines++;
-          continue;
-        }
-        if (event === undefined || event.runId !== runId) {
-          skippedLines++;
-          continue;
-        }
-        state ??= new RunState(runId, event.t);
-        state.apply(event);
-        endedLast = event.type === 'run.finished';
-      }
-      if (state === undefined) continue;
-      // Events after its end: it was reclaimed (a reclaim is not logged), so it was live when the old server stopped.
-      if (!endedLast) state.resume();
-      // Its reporter is gone with the old server; it may still reclaim it.
-      state.abandon(state.lastT);
-      this.#runs.set(runId, state);
+      skippedLines += this.#loadLog(runId, join(this.dir, name));
     }
     // --max-runs may be smaller than what an earlier start kept.
     this.#enforceRetention(undefined);
     return { runs: this.#runs.size, skippedLines };
+  }
+
+  /** Rebuild one run from its log, line by line; returns how many lines were unreadable. */
+  #loadLog(runId: string, file: string): number {
+    let fd: number;
+    try {
+      // Non-blocking: opening a FIFO would otherwise wait for a writer, and startup with it.
+      fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    } catch (error) {
+      this.#warn(`skipped ${file}: cannot open it (${errorText(error)})`);
+      return 0;
+    }
+    let skippedLines = 0;
+    let state: RunState | undefined;
+    let endedLast = false;
+    let endsWithNewline = true;
+    try {
+      const stats = fstatSync(fd);
+      if (!stats.isFile()) {
+        // A device would never end (/dev/zero), a FIFO never start.
+        this.#warn(`skipped ${file}: it is ${fileKind(stats)}, not a regular file`);
+        return 0;
+      }
+      const read = readLines(fd, (bytes) => {
+        if (bytes.length === 0) return;
+        let event: RunEvent | undefined;
+        try {
+          // The same check as on ingest: a damaged or edited log cannot hold what a reporter could not send.
+          event = validateEvent(JSON.parse(bytes.toString('utf8')));
+        } catch {
+          skippedLines++;
+          return;
+        }
+        if (event === undefined || event.runId !== runId) {
+          skippedLines++;
+          return;
+        }
+        state ??= new RunState(runId, event.t);
+        state.apply(event);
+        endedLast = event.type === 'run.finished';
+      });
+      skippedLines += read.tooLong;
+      endsWithNewline = read.endsWithNewline;
+    } catch (error) {
+      this.#warn(`skipped ${file}: cannot read it (${errorText(error)})`);
+      return 0;
+    } finally {
+      closeSync(fd);
+    }
+    if (!endsWithNewline) {
+      // A torn last line has no newline: end it, so what is appended next starts a line of its own.
+      try {
+        appendFileSync(file, '\n');
+      } catch (error) {
+        this.#warn(`cannot end the torn last line of ${file} (${errorText(error)})`);
+      }
+    }
+    if (state === undefined) return skippedLines;
+    // Events after its end: it was reclaimed (a reclaim is not logged), so it was live when the old server stopped.
+    if (!endedLast) state.resume();
+    // Its reporter is gone with the old server; it may still reclaim it.
+    state.abandon(state.lastT);
+    this.#runs.set(runId, state);
+    return skippedLines;
   }
 
   /** Run summaries, newest first. */
@@ -161,7 +219,7 @@ export class RunStore {
       log.last = index;
     }
     if (event.type === 'run.finished') {
-      this.#closeLog(event.runId);
+      void this.#closeLog(event.runId);
       this.#trimSoon();
     }
     return state;
@@ -174,7 +232,7 @@ export class RunStore {
     const event: RunEvent = { type: 'run.finished', runId, seq: 0, t, status: 'error' };
     state.apply(event);
     this.#pushLine(this.#log(runId), JSON.stringify(event));
-    this.#closeLog(runId);
+    void this.#closeLog(runId);
     this.#trimSoon();
     return state;
   }
@@ -192,22 +250,23 @@ export class RunStore {
       this.#deleted.add(runId);
       if (this.#deleted.size > MAX_DELETED) this.#deleted.delete(this.#deleted.values().next().value as string);
     }
-    const file = join(this.dir, `${runId}.jsonl`);
-    this.#closeLog(runId);
-    const closing = this.#closing.get(runId);
+    const file = this.#file(runId);
+    const closed = this.#closeLog(runId);
     unlinkQuietly(file);
+    // A run of that id made later gets a log of its own, even if this one could not be written.
+    this.#files.forget(file);
     // A log still being opened would create the file again: remove it once the log is closed.
-    void closing?.then(() => {
+    void closed.then(() => {
       if (!this.#runs.has(runId)) unlinkQuietly(file);
     });
     return true;
   }
 
-  /** Close every open log (on shutdown). */
+  /** Close every open log (on shutdown); resolves once all are written. */
   close(): Promise<void> {
-    for (const runId of [...this.#logs.keys()]) this.#closeLog(runId);
+    for (const runId of [...this.#logs.keys()]) void this.#closeLog(runId);
     // Logs of runs that finished earlier may still be writing: wait for them too.
-    return Promise.all(this.#closing.values()).then(() => {});
+    return this.#files.endAll();
   }
 
   /** Write every pending line now. */
@@ -221,9 +280,7 @@ export class RunStore {
   #log(runId: string): RunLog {
     let log = this.#logs.get(runId);
     if (log === undefined) {
-      const stream = createWriteStream(join(this.dir, `${runId}.jsonl`), { flags: 'a', mode: 0o600 });
-      stream.on('error', () => {});
-      log = { stream, pending: [], batch: undefined, first: 0, last: 0 };
+      log = { file: this.#file(runId), pending: [], batch: undefined, first: 0, last: 0 };
       this.#logs.set(runId, log);
     }
     if (log.pending.length === 0 && log.batch === undefined) {
@@ -255,27 +312,24 @@ export class RunStore {
     log.batch = undefined;
   }
 
+  #file(runId: string): string {
+    return join(this.dir, `${runId}.jsonl`);
+  }
+
   #writePending(log: RunLog): void {
     this.#endRange(log);
-    for (const chunk of log.pending) log.stream.write(chunk);
+    this.#files.write(log.file, log.pending);
     log.pending = [];
   }
 
-  #closeLog(runId: string): void {
+  /** The run's log is done with for now: its last lines go out, then its file is closed. Resolves once they are written. */
+  #closeLog(runId: string): Promise<void> {
     const log = this.#logs.get(runId);
-    if (log === undefined) return;
-    this.#logs.delete(runId);
-    const stream = log.stream;
-    // Its last lines go out before the end.
-    this.#writePending(log);
-    const earlier = this.#closing.get(runId);
-    const closed = new Promise<void>((resolve) => finished(stream, () => resolve()));
-    const all = earlier === undefined ? closed : Promise.all([earlier, closed]).then(() => {});
-    this.#closing.set(runId, all);
-    void all.then(() => {
-      if (this.#closing.get(runId) === all) this.#closing.delete(runId);
-    });
-    stream.end();
+    if (log !== undefined) {
+      this.#logs.delete(runId);
+      this.#writePending(log);
+    }
+    return this.#files.end(this.#file(runId));
   }
 
   /**
@@ -310,6 +364,20 @@ export class RunStore {
       this.#onRetentionDelete?.(state.summary.runId);
     }
   }
+}
+
+/** What a file that is not a regular file is, for a warning. */
+function fileKind(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  return 'something else';
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function unlinkQuietly(file: string): void {

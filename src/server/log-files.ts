@@ -1,0 +1,185 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+
+/** Most log files {@link LogFiles} keeps open at once, unless told otherwise. */
+export const MAX_OPEN_LOGS = 64;
+
+/** Options for {@link LogFiles}. */
+export interface LogFilesOptions {
+  /**
+   * Descriptors open at once, counting those still closing. Past it the
+   * file written least recently is closed, and opened again (to append) when
+   * it is next written. @default 64
+   */
+  maxOpen?: number;
+  /**
+   * Told of the first error opening or writing a file. What is written to
+   * that file afterwards is dropped, so that it keeps an unbroken start of
+   * what it was given, until {@link LogFiles.forget} is called for it.
+   */
+  onError: (file: string, error: Error) => void;
+}
+
+/** One file being written. */
+interface Entry {
+  readonly file: string;
+  /** Its open (or closing) stream; at most one at a time, so writes reach the file in order. */
+  stream: WriteStream | undefined;
+  /** True once `stream` was ended: what comes next waits in `waiting` until it has closed. */
+  ending: boolean;
+  /** Chunks waiting for a descriptor. */
+  waiting: Array<string | Buffer>;
+  /** Waiting in the queue for a descriptor. */
+  queued: boolean;
+  /** Close once what is waiting is written: nothing more is expected soon. */
+  endWhenWritten: boolean;
+  /** Told when the file has nothing open and nothing waiting. */
+  idle: Array<() => void>;
+}
+
+/**
+ * Append-only files with a bounded number of open descriptors. Each file
+ * gets its chunks in the order written, whole and once, however often its
+ * descriptor is closed and reopened: a file is reopened only after its
+ * previous stream has finished and closed.
+ *
+ * Thousands of live runs, each keeping its log open, would use up the
+ * process's descriptors (EMFILE), which its sockets need too.
+ */
+export class LogFiles {
+  readonly #maxOpen: number;
+  readonly #onError: (file: string, error: Error) => void;
+  readonly #entries = new Map<string, Entry>();
+  /** Entries whose stream is open and not ending, least recently written first. */
+  readonly #open = new Map<string, Entry>();
+  /** Entries waiting for a descriptor, first come first served. */
+  #queue: Entry[] = [];
+  /** Streams not yet closed, ending ones included: the descriptors in use. */
+  #inUse = 0;
+  readonly #failed = new Set<string>();
+
+  constructor(options: LogFilesOptions) {
+    this.#maxOpen = Math.max(1, options.maxOpen ?? MAX_OPEN_LOGS);
+    this.#onError = options.onError;
+  }
+
+  /** Append `chunks` to `file` (created with mode 0600 if need be). */
+  write(file: string, chunks: ReadonlyArray<string | Buffer>): void {
+    if (chunks.length === 0 || this.#failed.has(file)) return;
+    let entry = this.#entries.get(file);
+    if (entry === undefined) {
+      entry = { file, stream: undefined, ending: false, waiting: [], queued: false, endWhenWritten: false, idle: [] };
+      this.#entries.set(file, entry);
+    }
+    entry.endWhenWritten = false;
+    if (entry.stream !== undefined && !entry.ending) {
+      for (const chunk of chunks) entry.stream.write(chunk);
+      // The most recently written goes last: the first is the one to close.
+      this.#open.delete(file);
+      this.#open.set(file, entry);
+      return;
+    }
+    for (const chunk of chunks) entry.waiting.push(chunk);
+    if (entry.stream === undefined) this.#enqueue(entry);
+  }
+
+  /**
+   * Close `file` once what was written to it is on disk. Resolves when it
+   * has nothing open and nothing waiting (a later write opens it again).
+   */
+  end(file: string): Promise<void> {
+    const entry = this.#entries.get(file);
+    if (entry === undefined) return Promise.resolve();
+    return new Promise((resolve) => {
+      entry.idle.push(resolve);
+      entry.endWhenWritten = true;
+      if (entry.stream !== undefined && !entry.ending) this.#endStream(entry);
+      this.#settle(entry);
+    });
+  }
+
+  /** Close every file; resolves when all are closed. */
+  endAll(): Promise<void> {
+    return Promise.all([...this.#entries.keys()].map((file) => this.end(file))).then(() => {});
+  }
+
+  /** Let `file` be written again after an error (it was deleted; a new one may take its place). */
+  forget(file: string): void {
+    this.#failed.delete(file);
+  }
+
+  #enqueue(entry: Entry): void {
+    if (entry.queued) return;
+    entry.queued = true;
+    this.#queue.push(entry);
+    this.#pump();
+  }
+
+  /** Give descriptors to waiting entries; when none is free, close the least recently written. */
+  #pump(): void {
+    while (this.#queue.length > 0) {
+      if (this.#inUse < this.#maxOpen) {
+        const entry = this.#queue.shift() as Entry;
+        entry.queued = false;
+        this.#openStream(entry);
+        continue;
+      }
+      // Each stream that closes pumps again: close only as many as are waited for.
+      if (this.#inUse - this.#open.size >= this.#queue.length) return;
+      const [oldest] = this.#open.values();
+      if (oldest === undefined) return;
+      this.#endStream(oldest);
+    }
+  }
+
+  #openStream(entry: Entry): void {
+    if (entry.waiting.length === 0 || this.#failed.has(entry.file)) {
+      entry.waiting = [];
+      this.#settle(entry);
+      return;
+    }
+    const stream = createWriteStream(entry.file, { flags: 'a', mode: 0o600 });
+    this.#inUse++;
+    entry.stream = stream;
+    entry.ending = false;
+    this.#open.set(entry.file, entry);
+    stream.on('error', (error) => this.#fail(entry, error));
+    // An fs stream always closes, after its end or after an error.
+    stream.once('close', () => {
+      this.#inUse--;
+      entry.stream = undefined;
+      this.#open.delete(entry.file);
+      if (entry.waiting.length > 0 && !this.#failed.has(entry.file)) this.#enqueue(entry);
+      else this.#settle(entry);
+      this.#pump();
+    });
+    const chunks = entry.waiting;
+    entry.waiting = [];
+    for (const chunk of chunks) stream.write(chunk);
+    if (entry.endWhenWritten) this.#endStream(entry);
+  }
+
+  #endStream(entry: Entry): void {
+    entry.ending = true;
+    this.#open.delete(entry.file);
+    entry.stream?.end();
+  }
+
+  #fail(entry: Entry, error: Error): void {
+    entry.waiting = [];
+    // The stream is done for: it closes by itself, and is no descriptor to take back.
+    entry.ending = true;
+    this.#open.delete(entry.file);
+    if (this.#failed.has(entry.file)) return;
+    this.#failed.add(entry.file);
+    this.#onError(entry.file, error);
+  }
+
+  /** Nothing open, nothing waiting: forget the entry and tell who waits for that. */
+  #settle(entry: Entry): void {
+    if (entry.stream !== undefined || entry.queued || entry.waiting.length > 0) return;
+    if (this.#entries.get(entry.file) === entry) this.#entries.delete(entry.file);
+    const idle = entry.idle;
+    entry.idle = [];
+    for (const resolve of idle) resolve();
+  }
+}
