@@ -63,6 +63,12 @@ export class RunReplay {
   droppedEvents = 0;
   /** The highest sequence number applied; repeats are ignored. */
   lastSeq = 0;
+  /**
+   * Bumped by every call that may change what the run shows (each
+   * {@link RunReplay.apply}, resume, abandon): a copy of the run made at
+   * one revision is still the run while the revision is the same.
+   */
+  revision = 0;
   /** Time of the last event, ms. */
   lastT = 0;
   readonly nodes = new Map<string, NodeEntry>();
@@ -81,6 +87,7 @@ export class RunReplay {
    * server or reporter adds out of sequence.
    */
   apply(event: RunEvent): boolean {
+    this.revision++;
     if (event.type !== 'run.started' && event.seq !== 0) {
       if (event.seq <= this.lastSeq) return false;
       this.lastSeq = event.seq;
@@ -147,6 +154,7 @@ export class RunReplay {
 
   /** Live again (its reporter reclaimed it): running, not ended. */
   resume(): void {
+    this.revision++;
     this.summary.status = 'running';
     this.summary.endedAt = null;
   }

@@ -4,13 +4,17 @@ import { API_CSP, COMMON_HEADERS } from './security.js';
 
 /** Send a JSON answer with the API's headers (and `headers`, if given). */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
-  const text = body === undefined ? '' : JSON.stringify(body);
+  sendJsonText(res, status, body === undefined ? '' : JSON.stringify(body), headers);
+}
+
+/** Send JSON already encoded (`''` for no body), with the API's headers. A Buffer goes out as it is, not copied. */
+export function sendJsonText(res: ServerResponse, status: number, text: string | Buffer, headers: Readonly<Record<string, string>> = {}): void {
   res.writeHead(status, {
     ...COMMON_HEADERS,
     'content-security-policy': API_CSP,
     ...headers,
-    ...(text === '' ? {} : { 'content-type': 'application/json; charset=utf-8' }),
-    'content-length': Buffer.byteLength(text),
+    ...(text.length === 0 ? {} : { 'content-type': 'application/json; charset=utf-8' }),
+    'content-length': typeof text === 'string' ? Buffer.byteLength(text) : text.length,
   });
   res.end(text);
 }

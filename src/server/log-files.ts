@@ -1,4 +1,4 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 
 /** Most log files {@link LogFiles} keeps open at once, unless told otherwise. */
 export const MAX_OPEN_LOGS = 64;
@@ -107,6 +107,22 @@ export class LogFiles {
     this.#failed.delete(file);
   }
 
+  /**
+   * `file` was deleted: drop what still waits for a descriptor, so that it
+   * is not opened (and created) again for lines nobody wants. What an open
+   * stream was already given still goes to the deleted file.
+   */
+  discard(file: string): void {
+    const entry = this.#entries.get(file);
+    if (entry === undefined) return;
+    entry.waiting = [];
+    if (entry.queued) {
+      entry.queued = false;
+      this.#queue = this.#queue.filter((queued) => queued !== entry);
+    }
+    this.#settle(entry);
+  }
+
   #enqueue(entry: Entry): void {
     if (entry.queued) return;
     entry.queued = true;
@@ -137,7 +153,20 @@ export class LogFiles {
       this.#settle(entry);
       return;
     }
-    const stream = createWriteStream(entry.file, { flags: 'a', mode: 0o600 });
+    // Opened here and now, not by the stream later: a file deleted after this
+    // point stays deleted (its last lines go to the unlinked file), where an
+    // open still in flight would create it again.
+    let fd: number;
+    try {
+      fd = openSync(entry.file, 'a', 0o600);
+    } catch (error) {
+      entry.waiting = [];
+      this.#failed.add(entry.file);
+      this.#onError(entry.file, error as Error);
+      this.#settle(entry);
+      return;
+    }
+    const stream = createWriteStream('', { fd });
     this.#inUse++;
     entry.stream = stream;
     entry.ending = false;

@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RUN_ID_PATTERN, type Breakpoints, type HoldAction } from '../report/events.js';
 import { parseBreakpoints } from './breakpoints.js';
 import type { HoldRegistry } from './holds.js';
-import { BodyError, readJsonBody, sendError, sendJson, sendMethodNotAllowed } from './http-util.js';
+import { BodyError, readJsonBody, sendError, sendJson, sendJsonText, sendMethodNotAllowed } from './http-util.js';
 import type { LiveFeed } from './live-feed.js';
+import type { RunState } from './run-state.js';
 import type { RunStore } from './run-store.js';
 
 /** What the REST API works on. */
@@ -20,6 +21,34 @@ export interface ApiContext {
 }
 
 const ACTIONS = new Set<HoldAction>(['continue', 'inject', 'retry', 'abort']);
+
+/** A run's JSON while responses carrying it are still going out, and how many. */
+interface SharedBody {
+  revision: number;
+  bytes: Buffer;
+  readers: number;
+}
+const sending = new WeakMap<RunState, SharedBody>();
+
+/**
+ * `GET /api/runs/:id`. Every response that goes out while the run is
+ * unchanged shares one encoding of it: ten viewers (or ten slow readers)
+ * of a run of hundreds of MiB hold one copy and cost one stringify, not
+ * ten. Nothing is kept once the last of them is done.
+ */
+function sendRun(res: ServerResponse, state: RunState): void {
+  let body = sending.get(state);
+  if (body === undefined || body.revision !== state.revision) {
+    body = { revision: state.revision, bytes: Buffer.from(JSON.stringify(state.toRun())), readers: 0 };
+    sending.set(state, body);
+  }
+  const shared = body;
+  shared.readers++;
+  res.once('close', () => {
+    if (--shared.readers === 0 && sending.get(state) === shared) sending.delete(state);
+  });
+  sendJsonText(res, 200, shared.bytes);
+}
 
 async function body(req: IncomingMessage, res: ServerResponse, limit: number): Promise<{ value: unknown } | undefined> {
   try {
@@ -56,7 +85,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, path:
     if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'not found');
     if (method === 'GET') {
       const state = ctx.store.get(id);
-      return state === undefined ? sendError(res, 404, 'not found') : sendJson(res, 200, state.toRun());
+      return state === undefined ? sendError(res, 404, 'not found') : sendRun(res, state);
     }
     if (method === 'DELETE') {
       if (!ctx.deleteRun(id)) return sendError(res, 404, 'not found');

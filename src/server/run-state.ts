@@ -20,6 +20,7 @@ export class RunState extends RunReplay {
   /** Close a run whose reporter vanished: open work will never finish. */
   abandon(t: number): void {
     if (this.summary.status !== 'running') return;
+    this.revision++;
     this.summary.status = 'error';
     this.summary.endedAt = isoTime(t);
   }

@@ -252,6 +252,7 @@ export class RunStore {
     }
     const file = this.#file(runId);
     const closed = this.#closeLog(runId);
+    this.#files.discard(file);
     unlinkQuietly(file);
     // A run of that id made later gets a log of its own, even if this one could not be written.
     this.#files.forget(file);
