@@ -24,6 +24,7 @@ import {
   waitForAsync,
   waitForHold,
   type LoggedMessage,
+  type RunView,
   type SamplingStub,
   type ServerLog,
   type TextCollector,
@@ -316,5 +317,53 @@ t.test('sampling/createMessage from the server: every action at the before and a
   t.equal(answers(idOf(retriedAfter)).length, 1, 'the dropped answer never reached the server');
 
   await holdingLinesAre(t, stderr, expected);
+  await session.close();
+});
+
+t.test('an injected failure is recorded as one: a JSON-RPC error frame, an isError result', async (t) => {
+  await setBreakpoints(serve, { pauseOnError: false, nodes: { 'tool:echo': { before: true, after: true } } });
+  t.teardown(() => setBreakpoints(serve, { pauseOnError: true, nodes: {} }));
+  const session = await connectV1(t, serve);
+  const { client } = session;
+  const instance = async (hold: Hold): Promise<RunView['instances'][number]> => {
+    let found: RunView['instances'][number] | undefined;
+    await waitForAsync(async () => {
+      found = (await getRun(serve, hold.runId)).instances.find((i) => i.instanceId === hold.instanceId);
+      return found !== undefined && found.status !== 'open';
+    }, 5000, `${hold.instanceId} to end`);
+    return found as RunView['instances'][number];
+  };
+
+  // before: a whole error frame answers the request.
+  let pending = later(client.callTool({ name: 'echo', arguments: { text: 'error frame' } }));
+  const before = await waitForHold(serve, { nodeId: 'tool:echo', gate: 'before' });
+  await decide(serve, before.holdId, 'inject', { jsonrpc: '2.0', id: idOf(before), error: { code: -32000, message: 'made-up failure' } });
+  t.equal((await rejection(pending)).code, -32000, 'the client gets the injected error');
+  const failed = await instance(before);
+  t.equal(failed.status, 'error', 'the call is recorded as failed');
+  t.equal(failed.error?.name, 'JsonRpcError', 'with a JSON-RPC error');
+  t.equal(failed.error?.code, -32000, 'and its code');
+
+  // after: an isError result replaces the real answer.
+  pending = later(client.callTool({ name: 'echo', arguments: { text: 'tool failure' } }));
+  await decide(serve, (await waitForHold(serve, { nodeId: 'tool:echo', gate: 'before' })).holdId, 'continue');
+  const after = await waitForHold(serve, { nodeId: 'tool:echo', gate: 'after' });
+  await decide(serve, after.holdId, 'inject', { content: [{ type: 'text', text: 'it broke' }], isError: true });
+  t.equal((await pending as { isError?: boolean }).isError, true, 'the client gets the failed result');
+  const toolError = await instance(after);
+  t.equal(toolError.status, 'error', 'recorded as failed');
+  t.equal(toolError.error?.name, 'ToolError', 'as a tool error');
+
+  // An injected success still ends the call well, recorded by its result.
+  pending = later(client.callTool({ name: 'echo', arguments: { text: 'whole result' } }));
+  const ok = await waitForHold(serve, { nodeId: 'tool:echo', gate: 'before' });
+  const result = { content: [{ type: 'text', text: 'fine' }] };
+  await decide(serve, ok.holdId, 'inject', { jsonrpc: '2.0', id: idOf(ok), result });
+  t.strictSame(await pending, result);
+  const fine = await instance(ok);
+  t.equal(fine.status, 'ok', 'an injected result is a success');
+  t.strictSame(fine.output, result, 'recorded by its result, as a real answer is');
+  const node = (await getRun(serve, ok.runId)).nodes.find((n) => n.nodeId === 'tool:echo');
+  t.equal(node?.status, 'error', 'the tool node shows that calls of it failed');
   await session.close();
 });

@@ -705,13 +705,39 @@ export class GraphRecorder {
     }
     // The call is answered here, by the debugger: it can no longer go unanswered.
     this.#open.delete(request);
-    this.#countEnd(request, action === 'abort');
     if (action === 'inject') {
-      const output = this.#hide.toolResults && request.method === 'tools/call' ? HIDDEN : value;
-      this.#ended(instanceId, output, 0);
+      this.#injected(request, instanceId, value);
       return;
     }
+    this.#countEnd(request, true);
     this.#failed(instanceId, undefined, { name: 'Aborted', message: `aborted in the debugger at the ${point} gate`, code: -32099 }, 0);
+  }
+
+  /**
+   * An answer made in the debugger, recorded as a real one would be: a whole
+   * frame with `error` is a JSON-RPC error, a tool result with `isError` a
+   * tool error, anything else the call's output (of a whole answer, its
+   * `result`).
+   */
+  #injected(request: Frame, instanceId: string, value: unknown): void {
+    const hideResult = this.#hide.toolResults && request.method === 'tools/call';
+    const whole = record(value) && 'jsonrpc' in value;
+    if (whole && record(value.error)) {
+      this.#countEnd(request, true);
+      const rpc = value.error;
+      this.#failed(instanceId, undefined, { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code: rpc.code as number | undefined, data: rpc.data }, 0);
+      return;
+    }
+    // A whole answer is recorded by its result, as a real answer is; any other frame (a replacement notification) as it is.
+    const result = whole && 'result' in value ? value.result : value;
+    const failed = request.method === 'tools/call' && record(result) && result.isError === true;
+    this.#countEnd(request, failed);
+    if (failed) {
+      const message = hideResult ? 'the tool reported an error (content hidden)' : contentText(result);
+      this.#failed(instanceId, hideResult ? HIDDEN : result, { name: 'ToolError', message }, 0);
+      return;
+    }
+    this.#ended(instanceId, hideResult ? HIDDEN : result, 0);
   }
 
   #nextId(): string {
