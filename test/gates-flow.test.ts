@@ -7,7 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Hold } from '../src/report/events.js';
-import { startProxy } from './helpers/cli.js';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { CLI, PROXY_FIXTURES, startProxy } from './helpers/cli.js';
+import { killQuietly } from './helpers/wire.js';
 import {
   ABORT,
   LOGGING_SERVER,
@@ -23,9 +26,20 @@ import {
   startDebugger,
   startV1,
   waitFor,
+  waitForAsync,
   waitForHold,
   type LoggedMessage,
 } from './helpers/gates.js';
+
+/** True while `pid` runs (an exited process not yet reaped by its parent does not count). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
 
 function later<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => {});
@@ -234,4 +248,30 @@ t.test('--wait-for-attach with no debugger: the first frame waits about 3 s, the
   t.ok(took < 20_000, 'and then went on without one');
   t.strictSame(await client.callTool({ name: 'fail' }, undefined, QUICK), { content: [{ type: 'text', text: 'it failed' }], isError: true }, 'nothing holds');
   t.strictSame(stderr.holdingLines(), []);
+});
+
+t.test('a host that dies while a call is held: the proxy notices, stops the server and exits', async (t) => {
+  await setBreakpoints(serve, { pauseOnError: true, nodes: { 'tool:echo': { before: true } } });
+  t.teardown(() => setBreakpoints(serve, { pauseOnError: true, nodes: {} }));
+  const env: NodeJS.ProcessEnv = { ...process.env, GRAPHMIND_DATA_DIR: serve.dataDir };
+  for (const key of Object.keys(env)) if (key.startsWith('GRAPHMIND_') && key !== 'GRAPHMIND_DATA_DIR') delete env[key];
+  const host = spawn(process.execPath, [
+    join(PROXY_FIXTURES, 'vanishing-host.mjs'),
+    process.execPath, CLI, 'mcp-proxy', '--port', String(serve.port), '--wait-for-attach', '--', process.execPath, join(PROXY_FIXTURES, 'echo-server.mjs'),
+  ], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  let out = '';
+  host.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  const [code] = (await once(host, 'exit')) as [number | null];
+  t.equal(code, 0, 'the host saw the call held, then died');
+  const pids = JSON.parse(out) as { proxy: number; server: number };
+  t.teardown(() => {
+    for (const pid of [pids.proxy, pids.server]) killQuietly(pid);
+  });
+  t.ok(running(pids.proxy) && running(pids.server), 'right after, the proxy and its server still run (the call is held)');
+  // About a second to notice, the 5 s stdin-close grace, then SIGTERM.
+  await waitFor(() => !running(pids.proxy) && !running(pids.server), 15_000, 'the proxy and the server to be gone').catch(() => {});
+  t.notOk(running(pids.server), 'the server was stopped');
+  t.notOk(running(pids.proxy), 'and the proxy exited: nothing is left behind');
+  await waitForAsync(async () => (await listHolds(serve)).length === 0, 5000, 'the hold to go').catch(() => {});
+  t.same(await listHolds(serve), [], 'its hold is gone from the debugger');
 });

@@ -57,6 +57,13 @@ export interface ProxyOptions {
   /** Between SIGTERM and SIGKILL. @default 3000 */
   killGraceMs?: number;
   /**
+   * How often to check that the process that started the proxy (the host)
+   * is still its parent; when it is not, the host has died and the session
+   * ends as if it had closed stdin. 0 turns the check off.
+   * @default 1000
+   */
+  watchHostMs?: number;
+  /**
    * Report the session to `graphmind serve` on `port`. Off when
    * `GRAPHMIND_DISABLED=1` is in `env`.
    * @default true
@@ -290,13 +297,35 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
     timers.push(timer);
   };
 
+  // The host is done with us: the server gets the stdin-close grace period, then SIGTERM.
+  let graceStarted = false;
+  const startGrace = (): void => {
+    if (graceStarted) return;
+    graceStarted = true;
+    hostClosed = true;
+    const timer = setTimeout(() => terminate('SIGTERM', options.killGraceMs ?? 3000), options.stdinCloseGraceMs ?? 5000);
+    timer.unref();
+    timers.push(timer);
+  };
+  // While a frame is held the proxy reads nothing from the host (held means
+  // stopped), so a host that dies then is never seen as the end of our
+  // stdin. It is seen as the loss of our parent: we are handed to another
+  // process (init, or a subreaper), and the session ends as if the host had
+  // closed stdin, instead of a held proxy and its server living on forever.
+  const hostPid = process.ppid;
+  const watchEvery = options.watchHostMs ?? 1000;
+  if (watchEvery > 0 && hostPid > 1) {
+    const watch = setInterval(() => {
+      if (process.ppid === hostPid) return;
+      clearInterval(watch);
+      startGrace();
+    }, watchEvery);
+    watch.unref();
+    timers.push(watch);
+  }
+
   relay.toServer.done.then(
-    () => {
-      hostClosed = true;
-      const timer = setTimeout(() => terminate('SIGTERM', options.killGraceMs ?? 3000), options.stdinCloseGraceMs ?? 5000);
-      timer.unref();
-      timers.push(timer);
-    },
+    startGrace,
     () => {
       // The server stopped reading (EPIPE on its stdin). Its stdout may
       // still carry answers, so the session goes on until it exits.
