@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { CLI, PROXY_FIXTURES, startProxy } from './helpers/cli.js';
 import { killQuietly } from './helpers/wire.js';
+import { api } from './helpers/serve.js';
 import {
   ABORT,
   LOGGING_SERVER,
@@ -19,6 +20,8 @@ import {
   decide,
   holdingLine,
   listHolds,
+  newRuns,
+  runIds,
   proxyParams,
   rejection,
   setBreakpoints,
@@ -274,4 +277,28 @@ t.test('a host that dies while a call is held: the proxy notices, stops the serv
   t.notOk(running(pids.proxy), 'and the proxy exited: nothing is left behind');
   await waitForAsync(async () => (await listHolds(serve)).length === 0, 5000, 'the hold to go').catch(() => {});
   t.same(await listHolds(serve), [], 'its hold is gone from the debugger');
+});
+
+t.test('a live run deleted in the debugger: its proxy holds nothing more, and says nothing of holds', async (t) => {
+  await setBreakpoints(serve, { pauseOnError: true, nodes: { 'tool:echo': { before: true } } });
+  t.teardown(() => setBreakpoints(serve, { pauseOnError: true, nodes: {} }));
+  const before = new Set(await runIds(serve));
+  const session = await connectV1(t, serve);
+  const [runId] = await newRuns(serve, before);
+  // Held while the run is recorded.
+  const first = later(session.client.callTool({ name: 'echo', arguments: { text: 'held' } }));
+  const hold = await waitForHold(serve, { nodeId: 'tool:echo', gate: 'before' });
+  await decide(serve, hold.holdId, 'continue');
+  await first;
+  await waitFor(() => session.stderr.holdingLines().length === 1, 5000, 'the HOLDING line').catch(() => {});
+  t.equal(session.stderr.holdingLines().length, 1, 'one HOLDING line for the call that was held');
+
+  t.equal((await api(serve.port, serve.token, 'DELETE', `/api/runs/${runId as string}`)).status, 204, 'the live run is deleted');
+  await sleep(300);
+  const second = await session.client.callTool({ name: 'echo', arguments: { text: 'after delete' } }, undefined, QUICK);
+  t.ok(second !== undefined, 'a call that hits the breakpoint now goes straight through');
+  await sleep(300);
+  t.equal(session.stderr.holdingLines().length, 1, 'and no HOLDING line tells the user to resume a hold that is not there');
+  t.same(await listHolds(serve), [], 'the debugger lists no hold');
+  await session.close();
 });

@@ -104,6 +104,13 @@ export class WireGate implements FrameGate {
   #sessionEra: string | undefined;
   /** The server is gone (see {@link WireGate.stop}): nothing is held any more. */
   #stopped = false;
+  /**
+   * The debugger records nothing more of this session on this connection
+   * (its run was deleted while live): a hold would only be let go at once,
+   * after a HOLDING line about nothing, so nothing holds until the next
+   * connection.
+   */
+  #unrecorded = false;
 
   constructor(options: WireGateOptions) {
     this.#options = options;
@@ -113,9 +120,16 @@ export class WireGate implements FrameGate {
     // then we would be guessing (pause-on-error may be off).
     reporter.on('breakpoints', (breakpoints: Breakpoints) => {
       this.gate.breakpoints = breakpoints;
-      this.gate.attached = reporter.attached && !this.#stopped;
+      this.gate.attached = reporter.attached && !this.#stopped && !this.#unrecorded;
     });
     reporter.on('detached', () => {
+      this.gate.attached = false;
+      this.#unrecorded = false;
+      this.gate.releaseAll();
+    });
+    reporter.on('rejected', (runId: string) => {
+      if (runId !== options.recorder.runId) return;
+      this.#unrecorded = true;
       this.gate.attached = false;
       this.gate.releaseAll();
     });

@@ -152,7 +152,9 @@ class RunState {
  * `'decision'` ({@link DecisionMessage}), `'refused'` (the HTTP status with
  * which something on the port turned the connection down: 401 for a token
  * that is not the debugger's; it is tried again, with backoff, as when
- * nothing listens).
+ * nothing listens), `'rejected'` (a run id and the server's reason: the
+ * server records nothing more of that run on this connection, as when it
+ * was deleted while live, or another connection reports it).
  */
 export class Reporter extends EventEmitter {
   readonly port: number;
@@ -695,6 +697,9 @@ export class Reporter extends EventEmitter {
         if (typeof message.holdId !== 'string' || typeof message.action !== 'string') return;
         const decision: DecisionMessage = { holdId: message.holdId, action: message.action, value: message.value };
         this.emit('decision', decision);
+      } else if (message.type === 'rejected') {
+        if (typeof message.runId !== 'string') return;
+        this.emit('rejected', message.runId, typeof message.reason === 'string' ? message.reason : '');
       }
     } catch {
       // A listener that throws must not break the connection.

@@ -195,6 +195,8 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     deleteRun(runId: string): boolean {
       if (!store.delete(runId, true)) return false;
       runGone(runId);
+      // A live run's reporter hears of it, and holds nothing more for a run nobody records.
+      owners.get(runId)?.send({ type: 'rejected', runId, reason: 'the run was deleted' });
       return true;
     },
     getBreakpoints: () => breakpoints,
