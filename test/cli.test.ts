@@ -61,6 +61,18 @@ for (const flags of [[], ['--trace']]) {
   });
 }
 
+t.test('no server command with --port: the recipe reports to that port', async (t) => {
+  const proxy = startProxy(['--port', '5999'], []);
+  t.teardown(() => killQuietly(proxy.child.pid));
+  t.equal((await proxy.exited).code, 2);
+  const recipe = proxy.stderr();
+  t.match(recipe, /^ {2}graphmind mcp-proxy --port 5999 -- node /m, 'the command lines carry --port');
+  t.match(recipe, /claude mcp add my-server-debug -- node \S+ mcp-proxy --port 5999 -- /, 'so does the Claude Code line');
+  t.match(recipe, /"--port",\s+"5999",\s+"--"/, 'and the config file');
+  t.match(recipe, /graphmind serve --port 5999` in another terminal .* http:\/\/127\.0\.0\.1:5999\./, 'the debugger to start is on that port');
+  t.notMatch(recipe, /4747/, 'nothing points at the default port');
+});
+
 for (const [flags, expected] of [
   [['--max-frame-bytes', 'abc'], /^graphmind mcp-proxy: --max-frame-bytes must be a positive whole number of bytes$/],
   [['--max-frame-bytes', '-5'], /^graphmind mcp-proxy: --max-frame-bytes must be /],

@@ -54,7 +54,7 @@ export async function runProxyCommand(flags: ProxyFlags, server: readonly string
   const sink = createStderrSink();
   const [command, ...args] = server;
   if (command === undefined || command === '') {
-    sink.write(proxyRecipe());
+    sink.write(proxyRecipe(flags.port));
     await sink.flush(1000);
     process.exit(EXIT_USAGE);
   }
