@@ -27,7 +27,7 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('BENCH_ROUNDS must 
 
 const OPTIONS = QUICK
   ? { sequential: { calls: 300, warmup: 50 }, pipelined: { window: 2000, bursts: 2, warmup: 1 }, large: { count: 5, warmup: 1 }, huge: { count: 1 } }
-  : { sequential: { calls: 3000, warmup: 300 }, pipelined: { window: 2000, bursts: 10, warmup: 2 }, large: { count: 50, warmup: 30 }, huge: { count: 2 } };
+  : { sequential: { calls: 3000, warmup: 300, warmupMs: Number(process.env.BENCH_SEQ_WARMUP_MS ?? 1500) }, pipelined: { window: 2000, bursts: 10, warmup: 2 }, large: { count: 50, warmup: 30 }, huge: { count: 2 } };
 
 const KEYS = ['A', 'B', 'C', 'D'];
 /** The pipelined line under the table leaves out this many measured bursts of each process (see README). */
@@ -206,7 +206,7 @@ async function measure() {
   const out = [
     '',
     `graphmind mcp-proxy bench — ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${cpus().length} cores, ${ROUNDS} round(s)${QUICK ? ', QUICK' : ''}, ${seconds.toFixed(0)} s`,
-    `sequential: ${OPTIONS.sequential.calls} calls/run · pipelined: ${OPTIONS.pipelined.bursts} bursts of ${OPTIONS.pipelined.window} in flight · large: ${OPTIONS.large.count} × 1 MiB · huge: ${OPTIONS.huge.count} × ${f1(C.hugeFrameMiB)} MiB frame`,
+    `sequential: ${OPTIONS.sequential.calls} calls/run after ${OPTIONS.sequential.warmupMs ? `${OPTIONS.sequential.warmupMs / 1000} s and ` : ''}${OPTIONS.sequential.warmup} calls of warm-up · pipelined: ${OPTIONS.pipelined.bursts} bursts of ${OPTIONS.pipelined.window} in flight · large: ${OPTIONS.large.count} × 1 MiB · huge: ${OPTIONS.huge.count} × ${f1(C.hugeFrameMiB)} MiB frame`,
     'RSS = VmHWM of the relay process (MiB); A has no relay. D = C reporting every frame to a running graphmind serve.',
     '',
     line(head),
