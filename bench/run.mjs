@@ -24,10 +24,12 @@ import * as hugeRss from './scenarios/huge-rss.mjs';
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 5));
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('BENCH_ROUNDS must be a positive integer');
+const SEQ_WARMUP_MS = Number(process.env.BENCH_SEQ_WARMUP_MS ?? 1500);
+if (!Number.isFinite(SEQ_WARMUP_MS) || SEQ_WARMUP_MS < 0) throw new Error('BENCH_SEQ_WARMUP_MS must be a number of milliseconds, 0 or more');
 
 const OPTIONS = QUICK
   ? { sequential: { calls: 300, warmup: 50 }, pipelined: { window: 2000, bursts: 2, warmup: 1 }, large: { count: 5, warmup: 1 }, huge: { count: 1 } }
-  : { sequential: { calls: 3000, warmup: 300, warmupMs: Number(process.env.BENCH_SEQ_WARMUP_MS ?? 1500) }, pipelined: { window: 2000, bursts: 10, warmup: 2 }, large: { count: 50, warmup: 30 }, huge: { count: 2 } };
+  : { sequential: { calls: 3000, warmup: 300, warmupMs: SEQ_WARMUP_MS }, pipelined: { window: 2000, bursts: 10, warmup: 2 }, large: { count: 50, warmup: 30 }, huge: { count: 2 } };
 
 const KEYS = ['A', 'B', 'C', 'D'];
 /** The pipelined line under the table leaves out this many measured bursts of each process (see README). */

@@ -1,7 +1,9 @@
 // The correlator pairs each answer with the request it answers. Its table
 // for small integer ids must behave exactly like a map keyed by id: checked
 // against one, over random sessions with colliding, repeated and odd ids.
+import { PassThrough } from 'node:stream';
 import t from 'tap';
+import { createRelay } from '../src/streams/create-relay.js';
 import { classify } from '../src/streams/classifier.js';
 import { Correlator } from '../src/streams/correlator.js';
 import { idForDisplay, idKey } from '../src/streams/exact-id.js';
@@ -97,4 +99,46 @@ t.test('integer ids past 2^53 stay distinct calls: keyed by their digits, not by
   t.equal(idForDisplay(big), '9007199254740993', 'and it is shown with its own digits');
   t.equal(idForDisplay(line('{"jsonrpc":"2.0","id":-9007199254740995,"method":"ping"}', 'client-to-server', 5)), '-9007199254740995', 'negative too');
   t.equal(correlator.outstanding('client-to-server').length, 2, 'the two pings wait; the answered are gone');
+});
+
+t.test('an id past 2^53 is the same key however its number is spelled', async (t) => {
+  const correlator = new Correlator();
+  const line = (text: string, direction: Direction, seq: number): Frame => classify(newFrame(Buffer.from(`${text}\n`), direction, seq, true), correlator);
+  const exponent = line('{"jsonrpc":"2.0","id":1e20,"method":"ping"}', 'client-to-server', 1);
+  const decimal = line('{"jsonrpc":"2.0","id":9.007199254740993e15,"method":"tools/list"}', 'client-to-server', 2);
+  // A JavaScript peer echoes 1e20 as 100000000000000000000.
+  t.equal(line('{"jsonrpc":"2.0","id":100000000000000000000,"result":{}}', 'server-to-client', 1).request, exponent, '1e20 and its digits are one id');
+  t.equal(line('{"jsonrpc":"2.0","id":9007199254740993,"result":{}}', 'server-to-client', 2).request, decimal, 'so are 9.007199254740993e15 and 9007199254740993');
+  t.equal(idKey(exponent), 10n ** 20n, 'the key is the exact integer');
+  const fraction = line('{"jsonrpc":"2.0","id":9007199254740993.5,"method":"ping"}', 'client-to-server', 3);
+  t.equal(idKey(fraction), fraction.id, 'a number that is not an integer is keyed as the number it parses to');
+});
+
+t.test('a long request relayed in pieces, with its id past 2^53 after the 1 MiB it keeps, still finds its answer', async (t) => {
+  const hostIn = new PassThrough();
+  const hostOut = new PassThrough();
+  const serverIn = new PassThrough();
+  const serverOut = new PassThrough();
+  hostOut.resume();
+  serverIn.resume();
+  const answers: Frame[] = [];
+  const relay = createRelay({
+    client: { readable: hostIn, writable: hostOut },
+    server: { readable: serverOut, writable: serverIn },
+    onFrame: (frame) => {
+      if (frame.direction === 'server-to-client') answers.push(frame);
+    },
+  });
+  const big = `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"${'x'.repeat(1536 * 1024)}"}},"id":9007199254740993}\n`;
+  for (let at = 0; at < big.length; at += 64 * 1024) hostIn.write(big.slice(at, at + 64 * 1024));
+  await new Promise((resolve) => setImmediate(resolve));
+  const [request] = relay.correlator.outstanding('client-to-server');
+  t.ok(request !== undefined && request.raw.length < request.size, 'the request went out in pieces and kept only its head');
+  serverOut.write('{"jsonrpc":"2.0","id":9007199254740993,"result":{"content":[]}}\n');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(answers[0]?.request, request, 'the answer pairs with it');
+  t.equal(answers[0]?.method, 'tools/call');
+  t.same(relay.correlator.outstanding('client-to-server'), [], 'nothing is left waiting');
+  hostIn.end();
+  serverOut.end();
 });

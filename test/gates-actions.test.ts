@@ -10,6 +10,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import t, { type Test } from 'tap';
 import type { Hold } from '../src/report/events.js';
+import { PROXY_FIXTURES, startProxy } from './helpers/cli.js';
+import { killQuietly } from './helpers/wire.js';
 import {
   ABORT,
   connectV1,
@@ -366,4 +368,21 @@ t.test('an injected failure is recorded as one: a JSON-RPC error frame, an isErr
   const node = (await getRun(serve, ok.runId)).nodes.find((n) => n.nodeId === 'tool:echo');
   t.equal(node?.status, 'error', 'the tool node shows that calls of it failed');
   await session.close();
+});
+
+t.test('a whole answer typed with an id past 2^53, as the hold shows it, answers that very call', async (t) => {
+  await setBreakpoints(serve, { pauseOnError: true, nodes: { 'tool:echo': { before: true } } });
+  t.teardown(() => setBreakpoints(serve, { pauseOnError: true, nodes: {} }));
+  const env: NodeJS.ProcessEnv = { ...process.env, GRAPHMIND_DATA_DIR: serve.dataDir };
+  for (const key of Object.keys(env)) if (key.startsWith('GRAPHMIND_') && key !== 'GRAPHMIND_DATA_DIR') delete env[key];
+  const proxy = startProxy(['--port', String(serve.port), '--wait-for-attach'], [process.execPath, `${PROXY_FIXTURES}echo-server.mjs`], { env });
+  t.teardown(() => killQuietly(proxy.child.pid));
+  proxy.child.stdin.write('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"echo","arguments":{}}}\n');
+  const hold = await waitForHold(serve, { nodeId: 'tool:echo', gate: 'before' });
+  t.equal(idOf(hold), 9007199254740992, 'the hold shows the id as JSON parses it: rounded');
+  await decide(serve, hold.holdId, 'inject', { jsonrpc: '2.0', id: idOf(hold), result: { content: [{ type: 'text', text: 'made up' }] } });
+  await waitFor(() => proxy.stdout().length > 0, 5000, 'the answer');
+  t.equal(proxy.stdout().toString('utf8'), '{"id":9007199254740993,"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"made up"}]}}\n', 'the answer carries the request’s own id');
+  proxy.child.stdin.end();
+  await proxy.exited;
 });

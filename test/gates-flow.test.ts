@@ -10,6 +10,7 @@ import type { Hold } from '../src/report/events.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { CLI, PROXY_FIXTURES, startProxy } from './helpers/cli.js';
+import { running } from '../src/proxy/process-tree.js';
 import { killQuietly } from './helpers/wire.js';
 import { api } from './helpers/serve.js';
 import {
@@ -33,16 +34,6 @@ import {
   waitForHold,
   type LoggedMessage,
 } from './helpers/gates.js';
-
-/** True while `pid` runs (an exited process not yet reaped by its parent does not count). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
-}
 
 function later<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => {});
@@ -296,7 +287,7 @@ t.test('a live run deleted in the debugger: its proxy holds nothing more, and sa
   t.equal((await api(serve.port, serve.token, 'DELETE', `/api/runs/${runId as string}`)).status, 204, 'the live run is deleted');
   await sleep(300);
   const second = await session.client.callTool({ name: 'echo', arguments: { text: 'after delete' } }, undefined, QUICK);
-  t.ok(second !== undefined, 'a call that hits the breakpoint now goes straight through');
+  t.strictSame(second, { content: [{ type: 'text', text: 'after delete' }] }, 'a call that hits the breakpoint now goes straight through to the server');
   await sleep(300);
   t.equal(session.stderr.holdingLines().length, 1, 'and no HOLDING line tells the user to resume a hold that is not there');
   t.same(await listHolds(serve), [], 'the debugger lists no hold');

@@ -3,11 +3,10 @@
 // ignores SIGTERM is killed, a host that goes away ends the session cleanly,
 // and the server's environment never carries GRAPHMIND_TOKEN.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { descendantsOf, signalMembers, stillRunning } from '../src/proxy/process-tree.js';
+import { descendantsOf, running, signalMembers, stillRunning } from '../src/proxy/process-tree.js';
 import { PROXY_FIXTURES, startProxy, waitFor, type ProxyProcess } from './helpers/cli.js';
 import { exitedWithin, initialize, isAlive, killQuietly, lines, responseTo, stderrMatch, toolsCall } from './helpers/wire.js';
 
@@ -152,16 +151,6 @@ async function overGrandchild(
   const match = await stderrMatch(proxy, /grandchild-server: pid (\d+) grandchild (\d+)\n/);
   pids.push(Number(match[1]), Number(match[2]));
   return { proxy, server: pids[0] as number, grandchild: pids[1] as number };
-}
-
-const running = (pid: number): boolean => stillRunning({ pid, started: readStarted(pid) });
-function readStarted(pid: number): string {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return text.slice(text.lastIndexOf(')') + 2).split(' ')[19] ?? '';
-  } catch {
-    return '';
-  }
 }
 
 for (const sent of ['SIGTERM', 'SIGINT'] as const) {

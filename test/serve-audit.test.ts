@@ -104,6 +104,8 @@ t.test('a live run deleted through the API never stalls its session', async (t) 
   await reporter.next(isDecision('h_decided'));
 
   t.equal((await api(server.port, server.token, 'DELETE', `/api/runs/${id}`)).status, 204, 'DELETE of a live run: 204');
+  const rejected = { type: 'rejected', runId: id, reason: 'the run was deleted' };
+  t.strictSame(await reporter.next((m) => m.type === 'rejected', 5000, 'the rejection'), rejected, 'its reporter is told nothing more of the run is recorded');
   const released = await reporter.next(isDecision('h_open'), 5000, 'a decision for the hold open at the delete');
   t.strictSame(released, { type: 'decision', holdId: 'h_open', action: 'continue' }, 'the hold open at the delete is continued: its frame goes on unchanged');
   const liveReleased = await live.next((m) => m.type === 'hold.released' && m.holdId === 'h_open');
@@ -132,6 +134,7 @@ t.test('a live run deleted through the API never stalls its session', async (t) 
   reporter.ws.terminate();
   const back = await reporterFor(t, server);
   back.send([{ ...(run.started() as RunEvent), seq: 1 }, holdOpened(run, 'h_reclaimed', 'mcp_3')]);
+  t.strictSame(await back.next((m) => m.type === 'rejected', 5000, 'the rejection of the reclaim'), rejected, 'the reclaim is told so again: its proxy holds nothing after a reconnect either');
   t.strictSame(await back.next(isDecision('h_reclaimed')), { type: 'decision', holdId: 'h_reclaimed', action: 'continue' }, 'a hold after a reclaim is continued');
   t.equal((await api(server.port, server.token, 'GET', `/api/runs/${id}`)).status, 404, 'a reclaim does not bring the run back');
   t.notOk((await api(server.port, server.token, 'GET', '/api/runs')).text.includes(id), 'nor list it');

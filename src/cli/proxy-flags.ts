@@ -4,6 +4,7 @@
 // plain forms of those flags and answers "not mine" for everything else, so
 // that yargs still handles help, version, odd forms and every error message.
 import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
+import { DEFAULT_PORT } from '../report/config.js';
 
 /** Exit code for a usage problem (no command, a bad flag value). */
 export const EXIT_USAGE = 2;
@@ -23,7 +24,7 @@ export const PROXY_FLAG_DEFAULTS: Readonly<ProxyFlags> = Object.freeze({
   'wait-for-attach': false,
   'inherit-stderr': false,
   'max-frame-bytes': DEFAULT_MAX_FRAME_BYTES,
-  port: 4747,
+  port: DEFAULT_PORT,
 });
 
 /**

@@ -1,4 +1,5 @@
 import { realpathSync } from 'node:fs';
+import { DEFAULT_PORT } from '../report/config.js';
 
 function cliPath(): string {
   const script = process.argv[1] ?? 'graphmind';
@@ -12,11 +13,12 @@ function cliPath(): string {
 /**
  * What `graphmind mcp-proxy` prints when it is given no server command: a
  * recipe that works as pasted, with this installation's own path in it, and
- * the debugger's port when one other than 4747 was given (`--port`).
+ * the debugger's port when one other than the default (4747) was given
+ * (`--port`).
  */
-export function proxyRecipe(port = 4747): string {
+export function proxyRecipe(port = DEFAULT_PORT): string {
   const cli = cliPath();
-  const flags = port === 4747 ? [] : ['--port', String(port)];
+  const flags = port === DEFAULT_PORT ? [] : ['--port', String(port)];
   const proxy = ['mcp-proxy', ...flags].join(' ');
   const config = {
     mcpServers: {
@@ -26,7 +28,7 @@ export function proxyRecipe(port = 4747): string {
       },
     },
   };
-  const serve = port === 4747 ? '`graphmind`' : `\`graphmind serve --port ${port}\``;
+  const serve = port === DEFAULT_PORT ? '`graphmind`' : `\`graphmind serve --port ${port}\``;
   return [
     'graphmind mcp-proxy: no server command given. Put your MCP server\'s command after "--":',
     '',

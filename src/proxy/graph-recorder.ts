@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
+import { isWholeFrame } from '../gates/lift.js';
 import { DeferredValue, JsonSlice } from '../report/deferred.js';
 import type { GatePoint, InstanceError, NodeDeclaration } from '../report/events.js';
 import { HIDDEN, redactCommandLine, type HideSettings } from '../report/hide.js';
@@ -68,6 +69,14 @@ function paramsOf(source: FrameSource): unknown {
 function resultOf(source: FrameSource): unknown {
   const message = messageFrom(source);
   return message === undefined ? undefined : message.result;
+}
+
+/** What a failed tool result's error says when `GRAPHMIND_HIDE_TOOL_RESULTS` keeps its content out. */
+const HIDDEN_TOOL_ERROR = 'the tool reported an error (content hidden)';
+
+/** The recorded error of a JSON-RPC error answer, from its `error` member. */
+function rpcError(rpc: { code?: unknown; message?: unknown; data?: unknown }): InstanceError {
+  return { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code: typeof rpc.code === 'number' ? rpc.code : undefined, data: rpc.data };
 }
 
 /** A failed tool result's text. */
@@ -721,11 +730,10 @@ export class GraphRecorder {
    */
   #injected(request: Frame, instanceId: string, value: unknown): void {
     const hideResult = this.#hide.toolResults && request.method === 'tools/call';
-    const whole = record(value) && 'jsonrpc' in value;
+    const whole = isWholeFrame(value);
     if (whole && record(value.error)) {
       this.#countEnd(request, true);
-      const rpc = value.error;
-      this.#failed(instanceId, undefined, { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code: rpc.code as number | undefined, data: rpc.data }, 0);
+      this.#failed(instanceId, undefined, rpcError(value.error), 0);
       return;
     }
     // A whole answer is recorded by its result, as a real answer is; any other frame (a replacement notification) as it is.
@@ -733,7 +741,7 @@ export class GraphRecorder {
     const failed = request.method === 'tools/call' && record(result) && result.isError === true;
     this.#countEnd(request, failed);
     if (failed) {
-      const message = hideResult ? 'the tool reported an error (content hidden)' : contentText(result);
+      const message = hideResult ? HIDDEN_TOOL_ERROR : contentText(result);
       this.#failed(instanceId, hideResult ? HIDDEN : result, { name: 'ToolError', message }, 0);
       return;
     }
@@ -865,8 +873,7 @@ export class GraphRecorder {
     if (frame.type === 'error') {
       this.#countEnd(request, true);
       if (this.#dropping) return this.#drop(1);
-      const rpc = messageOf(frame)?.error ?? {};
-      this.#failed(instanceId, undefined, { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code: rpc.code, data: rpc.data }, 0);
+      this.#failed(instanceId, undefined, rpcError(messageOf(frame)?.error ?? {}), 0);
       return;
     }
     if (request.method === 'initialize' || request.method === 'server/discover') {
@@ -882,7 +889,7 @@ export class GraphRecorder {
     const output = hideResult ? HIDDEN : recorded(frame, source, resultOf);
     const held = hideResult ? 0 : recordedBytes(frame);
     if (frame.isError === true) {
-      const message = hideResult ? 'the tool reported an error (content hidden)' : new DeferredValue(0, toolErrorText, source);
+      const message = hideResult ? HIDDEN_TOOL_ERROR : new DeferredValue(0, toolErrorText, source);
       this.#failed(instanceId, output, { name: 'ToolError', message: message as string }, held);
       return;
     }

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 /**
  * A process below the server: its pid, and when it started (clock ticks
- * since boot, from /proc; empty where that is not known), so that a pid
- * reused by an unrelated process later is not taken for it.
+ * since boot from /proc, or `ps`'s start time elsewhere; empty where that
+ * is not known), so that a pid reused by an unrelated process later is not
+ * taken for it.
  */
 export interface TreeMember {
   pid: number;
@@ -49,17 +50,37 @@ function fromProc(): Map<number, Row> | undefined {
   return table.size > 0 ? table : undefined;
 }
 
-function fromPs(): Map<number, Row> | undefined {
+/** One `ps` line of `pid ppid stat lstart` (lstart holds spaces: it is the rest of the line). */
+function parsePs(line: string): [number, Row] | undefined {
+  const match = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.+?)\s*$/.exec(line);
+  if (match === null) return undefined;
+  return [Number(match[1]), { ppid: Number(match[2]), started: `ps:${match[4] ?? ''}`, zombie: (match[3] ?? '').startsWith('Z') }];
+}
+
+/** `ps` rows: of every process, or of the one `pid`. */
+function fromPs(pid?: number): Map<number, Row> | undefined {
   try {
-    const out = execFileSync('ps', ['-A', '-o', 'pid=', '-o', 'ppid='], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 });
+    const which = pid === undefined ? ['-A'] : ['-p', String(pid)];
+    const out = execFileSync('ps', [...which, '-o', 'pid=,ppid=,stat=,lstart='], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 });
     const table = new Map<number, Row>();
     for (const line of out.split('\n')) {
-      const [pid, ppid] = line.trim().split(/\s+/).map(Number);
-      if (Number.isInteger(pid) && Number.isInteger(ppid)) table.set(pid as number, { ppid: ppid as number, started: '', zombie: false });
+      const row = parsePs(line);
+      if (row !== undefined) table.set(row[0], row[1]);
     }
     return table;
   } catch {
-    return undefined;
+    // Also what `ps -p` does for a pid that is gone (exit status 1).
+    return pid === undefined ? undefined : new Map();
+  }
+}
+
+/** The row of one process, from /proc or `ps`; undefined if it is gone. */
+function rowOf(pid: number): Row | undefined {
+  try {
+    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    if (process.platform === 'win32' || existsSync('/proc/self/stat')) return undefined;
+    return fromPs(pid)?.get(pid);
   }
 }
 
@@ -100,17 +121,18 @@ export function descendantsOf(root: number): TreeMember[] {
 
 /** True if `member` still runs as the same process: not exited, and not a later process that got its pid. */
 export function stillRunning(member: TreeMember): boolean {
-  if (member.started !== '') {
-    try {
-      const row = parseStat(readFileSync(`/proc/${member.pid}/stat`, 'utf8'));
-      return row !== undefined && row.started === member.started && !row.zombie;
-    } catch {
-      return false;
-    }
-  }
+  if (member.started === '') return running(member.pid);
+  const row = rowOf(member.pid);
+  return row !== undefined && row.started === member.started && !row.zombie;
+}
+
+/** True while `pid` runs: it exists and has not exited (a process that exited and waits for its parent to reap it does not count). */
+export function running(pid: number): boolean {
+  const row = process.platform === 'win32' ? undefined : rowOf(pid);
+  if (row !== undefined) return !row.zombie;
   try {
-    process.kill(member.pid, 0);
-    return true;
+    process.kill(pid, 0);
+    return process.platform === 'win32';
   } catch {
     return false;
   }

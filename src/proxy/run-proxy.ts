@@ -60,7 +60,8 @@ export interface ProxyOptions {
    * How often to check that the process that started the proxy (the host)
    * is still its parent; when it is not, the host has died and the session
    * ends as if it had closed stdin. 0 turns the check off.
-   * @default 1000
+   * @default 1000 with the process's own stdin; 0 when `stdin` is given
+   *   (the host is then not our parent)
    */
   watchHostMs?: number;
   /**
@@ -110,6 +111,16 @@ function pathKind(command: string): 'none' | 'file' | 'directory' | undefined {
 
 function signalExitCode(signal: NodeJS.Signals): number {
   return 128 + (osConstants.signals[signal] ?? 0);
+}
+
+/** True unless `pid` names no process at all (a process we may not signal still exists). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
 }
 
 function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -310,13 +321,15 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   // While a frame is held the proxy reads nothing from the host (held means
   // stopped), so a host that dies then is never seen as the end of our
   // stdin. It is seen as the loss of our parent: we are handed to another
-  // process (init, or a subreaper), and the session ends as if the host had
-  // closed stdin, instead of a held proxy and its server living on forever.
+  // process (init, or a subreaper), or (where nobody adopts orphans, as on
+  // Windows) the parent's pid no longer exists; the session then ends as if
+  // the host had closed stdin, instead of a held proxy and its server living
+  // on forever. Only when the host is our parent, with our own stdin.
   const hostPid = process.ppid;
-  const watchEvery = options.watchHostMs ?? 1000;
+  const watchEvery = options.watchHostMs ?? (options.stdin === undefined ? 1000 : 0);
   if (watchEvery > 0 && hostPid > 1) {
     const watch = setInterval(() => {
-      if (process.ppid === hostPid) return;
+      if (process.ppid === hostPid && processExists(hostPid)) return;
       clearInterval(watch);
       startGrace();
     }, watchEvery);

@@ -7,7 +7,7 @@ import type { Breakpoints, GatePoint } from '../report/events.js';
 import type { DecisionMessage, Reporter } from '../report/reporter.js';
 import type { Relay } from '../streams/create-relay.js';
 import { scanEnvelope } from '../streams/envelope.js';
-import { idForDisplay, idKey } from '../streams/exact-id.js';
+import { beyondSafe, idForDisplay, idKey } from '../streams/exact-id.js';
 import { hasWholeLine, messageOf, newFrame, type Frame } from '../streams/frame.js';
 import type { FrameGate } from '../streams/gate-transform.js';
 import type { GraphRecorder } from './graph-recorder.js';
@@ -66,6 +66,19 @@ function idJson(request: Frame): string {
   return JSON.stringify(request.id ?? null);
 }
 
+/**
+ * A whole answer typed in the debugger, as one line. An id past 2^53 was
+ * rounded when the request was parsed, in the hold as shown and so in what
+ * was copied from it: when the typed id is that rounded value, the line
+ * carries the request's own digits instead, so it answers that call.
+ */
+function wholeAnswerLine(request: Frame, value: Record<string, unknown>): Buffer {
+  if (!beyondSafe(request.id) || value.id !== request.id) return line(value);
+  const { id: _rounded, ...members } = value;
+  const rest = JSON.stringify(members).slice(1);
+  return Buffer.from(`{"id":${idJson(request)}${rest === '}' ? '' : ','}${rest}\n`);
+}
+
 /** A made-up answer to `request`: its id as it came, then `tail` (the rest of the members, from the comma). */
 function answerLine(request: Frame, tail: string): Buffer {
   return Buffer.from(`{"jsonrpc":"2.0","id":${idJson(request)}${tail}}\n`);
@@ -106,9 +119,10 @@ export class WireGate implements FrameGate {
   #stopped = false;
   /**
    * The debugger records nothing more of this session on this connection
-   * (its run was deleted while live): a hold would only be let go at once,
-   * after a HOLDING line about nothing, so nothing holds until the next
-   * connection.
+   * (its run was deleted while live, or another connection reports it): a
+   * hold would only be let go at once, after a HOLDING line about nothing,
+   * so nothing holds until the next connection (where a reclaim of a
+   * deleted run is rejected again).
    */
   #unrecorded = false;
 
@@ -262,7 +276,7 @@ export class WireGate implements FrameGate {
 
   /** Bytes that answer `request` with an injected value: a whole frame verbatim, else the lifted result. */
   #injectedAnswer(request: Frame, value: unknown): { bytes: Buffer; output: unknown } {
-    if (isWholeFrame(value)) return { bytes: line(value), output: value };
+    if (isWholeFrame(value)) return { bytes: wholeAnswerLine(request, value), output: value };
     const result = this.#lifted(request, value);
     return { bytes: answerBytes(request, result), output: result };
   }

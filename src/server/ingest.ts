@@ -124,7 +124,12 @@ export class ReporterConnection implements HoldOwner {
       owners.set(runId, this);
       this.#runs.add(runId);
       const existed = store.has(runId);
-      // A deleted run stays deleted (append ignores it), but this connection owns it: its holds are let go at once.
+      // A deleted run stays deleted (append ignores it), but this connection owns it: its holds are let go at once,
+      // and its reporter hears again (a reclaim after a reconnect) that nothing of it is recorded, so it holds nothing.
+      if (store.isDeleted(runId)) {
+        this.send({ type: 'rejected', runId, reason: 'the run was deleted' });
+        return;
+      }
       const state = store.append(event, batch, index);
       if (state !== undefined) feed.broadcast({ type: existed ? 'run.updated' : 'run.started', run: { ...state.summary } });
       return;

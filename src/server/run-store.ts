@@ -196,6 +196,11 @@ export class RunStore {
    * `batch` and `index` say where the event's text is, if the caller has it
    * (the text it arrived as): it is logged as is instead of stringified again.
    */
+  /** True for a run deleted on request in this server's life (one of the last 10,000): it stays deleted. */
+  isDeleted(runId: string): boolean {
+    return this.#deleted.has(runId);
+  }
+
   append(event: RunEvent, batch?: BatchText, index = 0): RunState | undefined {
     let state = this.#runs.get(event.runId);
     if (state === undefined) {
@@ -256,7 +261,7 @@ export class RunStore {
     unlinkQuietly(file);
     // A run of that id made later gets a log of its own, even if this one could not be written.
     this.#files.forget(file);
-    // A log still being opened would create the file again: remove it once the log is closed.
+    // Logs open synchronously, so nothing should create the file again; should anything have, it goes once the log is closed.
     void closed.then(() => {
       if (!this.#runs.has(runId)) unlinkQuietly(file);
     });

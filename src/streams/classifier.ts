@@ -1,7 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { Correlator } from './correlator.js';
 import { Envelope, StringInterner, isTrue, isVersion2, scanEnvelope, valueAt } from './envelope.js';
-import { keyAt } from './exact-id.js';
+import { beyondSafe, keyAt } from './exact-id.js';
 import type { Direction, Frame, FrameBatch, JsonRpcId } from './frame.js';
 import { STDOUT_NOISE_NODE, namingParam, nodeFor } from './node-naming.js';
 import { SkeletonReader } from './skeleton.js';
@@ -164,8 +164,9 @@ export function classify(frame: Frame, correlator: Correlator, bytes: Buffer = f
       frame.type = 'notification';
     } else {
       frame.type = 'request';
-      frame.id = valueAt(bytes, env.id, env.idEnd) as JsonRpcId;
-      correlator.track(frame);
+      const id = valueAt(bytes, env.id, env.idEnd) as JsonRpcId;
+      frame.id = id;
+      correlator.track(frame, beyondSafe(id) ? keyAt(bytes, env.id, env.idEnd, id) : id);
     }
     return frame;
   }
@@ -178,9 +179,8 @@ export function classify(frame: Frame, correlator: Correlator, bytes: Buffer = f
       frame.payloadStart = env.result;
       frame.payloadEnd = env.resultEnd;
     }
-    // An integer past 2^53 is keyed by its digits (a rounded number would pair it with its neighbour).
-    const key = typeof id === 'number' && (id > Number.MAX_SAFE_INTEGER || id < -Number.MAX_SAFE_INTEGER) ? keyAt(bytes, env.id, env.idEnd, id) : id;
-    const request = correlator.take(direction, key);
+    // An integer past 2^53 is keyed exactly (a rounded number would pair it with its neighbour).
+    const request = correlator.take(direction, beyondSafe(id) ? keyAt(bytes, env.id, env.idEnd, id) : id);
     if (request !== undefined) {
       frame.request = request;
       frame.method = request.method;

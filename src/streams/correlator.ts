@@ -1,4 +1,4 @@
-import { idKey, type CorrelationKey } from './exact-id.js';
+import { beyondSafe, idKey, type CorrelationKey } from './exact-id.js';
 import type { Direction, Frame } from './frame.js';
 
 /** Slots for small integer ids (a power of two). */
@@ -74,11 +74,15 @@ export class Correlator {
   /** Requests the server sent, by id. */
   readonly #fromServer = new RequestTable();
 
-  /** Remember a request until its answer comes back. */
-  track(request: Frame): void {
-    const id = request.id;
-    if (id === undefined) return;
-    const key = typeof id === 'number' && (id > Number.MAX_SAFE_INTEGER || id < -Number.MAX_SAFE_INTEGER) ? idKey(request) ?? id : id;
+  /**
+   * Remember a request until its answer comes back.
+   *
+   * @param key what to pair it by: its id, or for an integer past 2^53 the
+   *   exact value (see {@link CorrelationKey}); read again from the frame's
+   *   bytes when not given.
+   */
+  track(request: Frame, key: CorrelationKey | undefined = beyondSafe(request.id) ? idKey(request) : request.id): void {
+    if (key === undefined) return;
     (request.direction === 'client-to-server' ? this.#fromClient : this.#fromServer).set(key, request);
   }
 
