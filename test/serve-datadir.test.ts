@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { Run, RunEvent } from '../src/report/events.js';
 import { arrayElementEnds, BatchText } from '../src/server/batch-text.js';
-import { MAX_OPEN_LOGS } from '../src/server/log-files.js';
+import { LogFiles, MAX_OPEN_LOGS } from '../src/server/log-files.js';
 import { LOG_READ_CHUNK_BYTES, readLines, type ReadLinesOptions } from '../src/server/log-lines.js';
 import { RunStore } from '../src/server/run-store.js';
 import { waitFor } from './helpers/cli.js';
@@ -457,4 +457,39 @@ t.test('serve: a symlink to a regular file is followed', async (t) => {
   t.equal(loaded.status, 'ok', 'its run loads');
   t.equal(loaded.logs.length, 1);
   t.equal(server.stderr(), '', 'without a warning');
+});
+
+t.test('LogFiles: no descriptor free for the moment (EMFILE) is waited out, not an error', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gm-logfiles-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'run.jsonl');
+  let refusals = 3;
+  const errors: string[] = [];
+  const files = new LogFiles({
+    onError: (_file, error) => errors.push(error.message),
+    retryMs: 20,
+    open: (path) => {
+      if (refusals-- > 0) throw Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
+      return openSync(path, 'a', 0o600);
+    },
+  });
+  files.write(file, ['one\n']);
+  files.write(file, ['two\n', 'three\n']);
+  await files.end(file);
+  t.equal(readFileSync(file, 'utf8'), 'one\ntwo\nthree\n', 'every line, in order, once a descriptor came free');
+  t.same(errors, [], 'and no error was reported');
+
+  const stuck = join(dir, 'stuck.jsonl');
+  const never = new LogFiles({
+    onError: (_file, error) => errors.push((error as NodeJS.ErrnoException).code ?? ''),
+    retryMs: 5,
+    retries: 3,
+    open: () => {
+      throw Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
+    },
+  });
+  never.write(stuck, ['lost\n']);
+  await never.end(stuck);
+  t.same(errors, ['EMFILE'], 'a shortage that lasts is reported once, after the retries');
+  t.notOk(existsSync(stuck), 'and nothing was written');
 });

@@ -17,7 +17,22 @@ export interface LogFilesOptions {
    * what it was given, until {@link LogFiles.forget} is called for it.
    */
   onError: (file: string, error: Error) => void;
+  /**
+   * Opens a file to append, returning its descriptor.
+   * @default `fs.openSync(file, 'a', 0o600)`
+   */
+  open?: (file: string) => number;
+  /**
+   * When the process (or the system) has no descriptor to spare (EMFILE,
+   * ENFILE: sockets use them too), how long to wait before trying again,
+   * and how many times; only then is it an error. @default 1000 ms, 10 times
+   */
+  retryMs?: number;
+  retries?: number;
 }
+
+/** Errors that say "not now", not "never": no descriptor free for the moment. */
+const TRANSIENT = new Set(['EMFILE', 'ENFILE']);
 
 /** One file being written. */
 interface Entry {
@@ -34,6 +49,8 @@ interface Entry {
   endWhenWritten: boolean;
   /** Told when the file has nothing open and nothing waiting. */
   idle: Array<() => void>;
+  /** Opens that failed for want of a descriptor, in a row. */
+  tries: number;
 }
 
 /**
@@ -57,9 +74,16 @@ export class LogFiles {
   #inUse = 0;
   readonly #failed = new Set<string>();
 
+  readonly #openFile: (file: string) => number;
+  readonly #retryMs: number;
+  readonly #retries: number;
+
   constructor(options: LogFilesOptions) {
     this.#maxOpen = Math.max(1, options.maxOpen ?? MAX_OPEN_LOGS);
     this.#onError = options.onError;
+    this.#openFile = options.open ?? ((file) => openSync(file, 'a', 0o600));
+    this.#retryMs = options.retryMs ?? 1000;
+    this.#retries = options.retries ?? 10;
   }
 
   /** Append `chunks` to `file` (created with mode 0600 if need be). */
@@ -67,7 +91,7 @@ export class LogFiles {
     if (chunks.length === 0 || this.#failed.has(file)) return;
     let entry = this.#entries.get(file);
     if (entry === undefined) {
-      entry = { file, stream: undefined, ending: false, waiting: [], queued: false, endWhenWritten: false, idle: [] };
+      entry = { file, stream: undefined, ending: false, waiting: [], queued: false, endWhenWritten: false, idle: [], tries: 0 };
       this.#entries.set(file, entry);
     }
     entry.endWhenWritten = false;
@@ -158,8 +182,18 @@ export class LogFiles {
     // open still in flight would create it again.
     let fd: number;
     try {
-      fd = openSync(entry.file, 'a', 0o600);
+      fd = this.#openFile(entry.file);
+      entry.tries = 0;
     } catch (error) {
+      if (TRANSIENT.has((error as NodeJS.ErrnoException).code ?? '') && entry.tries < this.#retries) {
+        // Its lines keep waiting, in order, for a descriptor to come free.
+        entry.tries++;
+        setTimeout(() => {
+          // Unless a write in the meantime got it a descriptor after all.
+          if (entry.stream === undefined) this.#enqueue(entry);
+        }, this.#retryMs);
+        return;
+      }
       entry.waiting = [];
       this.#failed.add(entry.file);
       this.#onError(entry.file, error as Error);
