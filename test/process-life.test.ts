@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { descendantsOf, running, signalMembers, stillRunning } from '../src/proxy/process-tree.js';
+import { descendantsOf, fromPs, running, signalMembers, stillRunning } from '../src/proxy/process-tree.js';
 import { PROXY_FIXTURES, startProxy, waitFor, type ProxyProcess } from './helpers/cli.js';
 import { exitedWithin, initialize, isAlive, killQuietly, lines, responseTo, stderrMatch, toolsCall } from './helpers/wire.js';
 
@@ -205,4 +205,15 @@ t.test('the server never gets GRAPHMIND_TOKEN; the rest of the environment passe
   t.equal(report.probe, 'probe-value', 'other variables reach the server');
   proxy.child.stdin.end();
   t.equal((await proxy.exited).code, 0);
+});
+
+t.test('the ps fallback (for systems without /proc) reads pid, parent, state and start time', async (t) => {
+  const all = fromPs();
+  t.ok(all !== undefined && all.size > 1, 'ps -A lists the processes');
+  const self = all?.get(process.pid);
+  t.equal(self?.ppid, process.ppid, 'our own row, with our parent');
+  t.notOk(self?.zombie, 'running, not a zombie');
+  t.match(self?.started, /^ps:\S/, 'and a start time');
+  t.same(fromPs([process.pid])?.get(process.pid), self, 'ps -p gives the same row');
+  t.same(fromPs([2 ** 22 + 7])?.size, 0, 'a pid that is gone has no row (ps -p exits 1), which is not a failure');
 });

@@ -463,21 +463,30 @@ t.test('LogFiles: no descriptor free for the moment (EMFILE) is waited out, not 
   const dir = mkdtempSync(join(tmpdir(), 'gm-logfiles-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'run.jsonl');
-  let refusals = 3;
+  // No descriptor for the first 100 ms.
+  const freeAt = Date.now() + 100;
+  let opens = 0;
   const errors: string[] = [];
   const files = new LogFiles({
     onError: (_file, error) => errors.push(error.message),
-    retryMs: 20,
+    retryMs: 30,
     open: (path) => {
-      if (refusals-- > 0) throw Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
+      opens++;
+      if (Date.now() < freeAt) throw Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
       return openSync(path, 'a', 0o600);
     },
   });
-  files.write(file, ['one\n']);
-  files.write(file, ['two\n', 'three\n']);
+  // A busy run: a write on every turn of the event loop while no descriptor is free.
+  const expected: string[] = [];
+  for (let i = 0; i < 30; i++) {
+    expected.push(`line ${i}\n`);
+    files.write(file, [`line ${i}\n`]);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   await files.end(file);
-  t.equal(readFileSync(file, 'utf8'), 'one\ntwo\nthree\n', 'every line, in order, once a descriptor came free');
+  t.equal(readFileSync(file, 'utf8'), expected.join(''), 'every line, in order, once a descriptor came free');
   t.same(errors, [], 'and no error was reported');
+  t.ok(opens <= 6, `writes during the wait do not spend the tries: ${opens} opens in all, one every 30 ms`);
 
   const stuck = join(dir, 'stuck.jsonl');
   const never = new LogFiles({

@@ -12,7 +12,8 @@ export interface TreeMember {
   started: string;
 }
 
-interface Row {
+/** One process as the table shows it. */
+export interface Row {
   ppid: number;
   started: string;
   /** Exited, waiting to be reaped by its parent: nothing left to signal. */
@@ -57,31 +58,51 @@ function parsePs(line: string): [number, Row] | undefined {
   return [Number(match[1]), { ppid: Number(match[2]), started: `ps:${match[4] ?? ''}`, zombie: (match[3] ?? '').startsWith('Z') }];
 }
 
-/** `ps` rows: of every process, or of the one `pid`. */
-function fromPs(pid?: number): Map<number, Row> | undefined {
+/**
+ * `ps` rows of every process, or of the pids given. Undefined when `ps`
+ * could not say (missing, timed out); a map without a pid means that pid is
+ * gone (`ps -p` exits 1 when none of its pids exist).
+ */
+export function fromPs(pids?: readonly number[]): Map<number, Row> | undefined {
+  // One -o per column: BSD ps takes everything after a first "=" as one header.
+  const columns = ['-o', 'pid=', '-o', 'ppid=', '-o', 'stat=', '-o', 'lstart='];
+  const which = pids === undefined ? ['-A'] : ['-p', pids.join(',')];
+  let out: string;
   try {
-    const which = pid === undefined ? ['-A'] : ['-p', String(pid)];
-    const out = execFileSync('ps', [...which, '-o', 'pid=,ppid=,stat=,lstart='], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 });
-    const table = new Map<number, Row>();
-    for (const line of out.split('\n')) {
-      const row = parsePs(line);
-      if (row !== undefined) table.set(row[0], row[1]);
-    }
-    return table;
-  } catch {
-    // Also what `ps -p` does for a pid that is gone (exit status 1).
-    return pid === undefined ? undefined : new Map();
+    out = execFileSync('ps', [...which, ...columns], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 });
+  } catch (error) {
+    return pids !== undefined && (error as { status?: unknown }).status === 1 ? new Map() : undefined;
   }
+  const table = new Map<number, Row>();
+  for (const line of out.split('\n')) {
+    const row = parsePs(line);
+    if (row !== undefined) table.set(row[0], row[1]);
+  }
+  return table;
 }
 
-/** The row of one process, from /proc or `ps`; undefined if it is gone. */
-function rowOf(pid: number): Row | undefined {
-  try {
-    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    if (process.platform === 'win32' || existsSync('/proc/self/stat')) return undefined;
-    return fromPs(pid)?.get(pid);
+/** True where /proc describes processes (Linux): a pid missing from it is gone. */
+function hasProc(): boolean {
+  return process.platform !== 'win32' && existsSync('/proc/self/stat');
+}
+
+/**
+ * The rows of `pids` now: from /proc, or one `ps` call. A pid without a row
+ * is gone; undefined means the table could not be read (Windows, no `ps`).
+ */
+function rowsOf(pids: readonly number[]): Map<number, Row> | undefined {
+  if (process.platform === 'win32' || pids.length === 0) return undefined;
+  if (!hasProc()) return fromPs(pids);
+  const rows = new Map<number, Row>();
+  for (const pid of pids) {
+    try {
+      const row = parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      if (row !== undefined) rows.set(pid, row);
+    } catch {
+      // Gone.
+    }
   }
+  return rows;
 }
 
 /** Every process and its parent: from /proc on Linux, from `ps` on other Unixes, none on Windows. */
@@ -119,29 +140,38 @@ export function descendantsOf(root: number): TreeMember[] {
   return found;
 }
 
+/** Whether a process exists at all, by signal 0 (a process we may not signal exists too). */
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** `member` against the rows read: still the same process, and not exited. Without rows, whether its pid exists. */
+function sameProcess(member: TreeMember, rows: Map<number, Row> | undefined): boolean {
+  if (rows === undefined) return exists(member.pid);
+  const row = rows.get(member.pid);
+  return row !== undefined && !row.zombie && (member.started === '' || row.started === member.started);
+}
+
 /** True if `member` still runs as the same process: not exited, and not a later process that got its pid. */
 export function stillRunning(member: TreeMember): boolean {
-  if (member.started === '') return running(member.pid);
-  const row = rowOf(member.pid);
-  return row !== undefined && row.started === member.started && !row.zombie;
+  return sameProcess(member, rowsOf([member.pid]));
 }
 
 /** True while `pid` runs: it exists and has not exited (a process that exited and waits for its parent to reap it does not count). */
 export function running(pid: number): boolean {
-  const row = process.platform === 'win32' ? undefined : rowOf(pid);
-  if (row !== undefined) return !row.zombie;
-  try {
-    process.kill(pid, 0);
-    return process.platform === 'win32';
-  } catch {
-    return false;
-  }
+  return stillRunning({ pid, started: '' });
 }
 
-/** Send `signal` to each member that still runs; errors (gone, not ours) are ignored. */
+/** Send `signal` to each member that still runs (one look at the process table for all); errors (gone, not ours) are ignored. */
 export function signalMembers(members: readonly TreeMember[], signal: NodeJS.Signals): void {
+  const rows = rowsOf(members.map((member) => member.pid));
   for (const member of members) {
-    if (!stillRunning(member)) continue;
+    if (!sameProcess(member, rows)) continue;
     try {
       process.kill(member.pid, signal);
     } catch {

@@ -51,6 +51,8 @@ interface Entry {
   idle: Array<() => void>;
   /** Opens that failed for want of a descriptor, in a row. */
   tries: number;
+  /** Set while waiting to try opening again: writes only join `waiting` meanwhile. */
+  retry: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -75,6 +77,8 @@ export class LogFiles {
   readonly #failed = new Set<string>();
 
   readonly #openFile: (file: string) => number;
+  /** {@link LogFiles.endAll} was called: the process is shutting down. */
+  #closing = false;
   readonly #retryMs: number;
   readonly #retries: number;
 
@@ -91,7 +95,7 @@ export class LogFiles {
     if (chunks.length === 0 || this.#failed.has(file)) return;
     let entry = this.#entries.get(file);
     if (entry === undefined) {
-      entry = { file, stream: undefined, ending: false, waiting: [], queued: false, endWhenWritten: false, idle: [], tries: 0 };
+      entry = { file, stream: undefined, ending: false, waiting: [], queued: false, endWhenWritten: false, idle: [], tries: 0, retry: undefined };
       this.#entries.set(file, entry);
     }
     entry.endWhenWritten = false;
@@ -103,7 +107,7 @@ export class LogFiles {
       return;
     }
     for (const chunk of chunks) entry.waiting.push(chunk);
-    if (entry.stream === undefined) this.#enqueue(entry);
+    if (entry.stream === undefined && entry.retry === undefined) this.#enqueue(entry);
   }
 
   /**
@@ -121,8 +125,16 @@ export class LogFiles {
     });
   }
 
-  /** Close every file; resolves when all are closed. */
+  /** Close every file; resolves when all are closed. From now on a file that cannot be opened is not waited for. */
   endAll(): Promise<void> {
+    this.#closing = true;
+    for (const entry of this.#entries.values()) {
+      if (entry.retry === undefined) continue;
+      // Waiting for a descriptor: one last try now, instead of holding up the shutdown.
+      clearTimeout(entry.retry);
+      entry.retry = undefined;
+      if (entry.stream === undefined) this.#enqueue(entry);
+    }
     return Promise.all([...this.#entries.keys()].map((file) => this.end(file))).then(() => {});
   }
 
@@ -140,6 +152,8 @@ export class LogFiles {
     const entry = this.#entries.get(file);
     if (entry === undefined) return;
     entry.waiting = [];
+    clearTimeout(entry.retry);
+    entry.retry = undefined;
     if (entry.queued) {
       entry.queued = false;
       this.#queue = this.#queue.filter((queued) => queued !== entry);
@@ -185,11 +199,11 @@ export class LogFiles {
       fd = this.#openFile(entry.file);
       entry.tries = 0;
     } catch (error) {
-      if (TRANSIENT.has((error as NodeJS.ErrnoException).code ?? '') && entry.tries < this.#retries) {
+      if (TRANSIENT.has((error as NodeJS.ErrnoException).code ?? '') && entry.tries < this.#retries && !this.#closing) {
         // Its lines keep waiting, in order, for a descriptor to come free.
         entry.tries++;
-        setTimeout(() => {
-          // Unless a write in the meantime got it a descriptor after all.
+        entry.retry = setTimeout(() => {
+          entry.retry = undefined;
           if (entry.stream === undefined) this.#enqueue(entry);
         }, this.#retryMs);
         return;

@@ -184,6 +184,11 @@ export class RunStore {
     return this.#runs.has(runId);
   }
 
+  /** True for a run deleted on request in this server's life (one of the last 10,000): it stays deleted. */
+  isDeleted(runId: string): boolean {
+    return this.#deleted.has(runId);
+  }
+
   /**
    * Apply an event and append it to the run's log. A `run.started` for an
    * unknown id creates the run, unless that run was deleted: a deleted run
@@ -196,11 +201,6 @@ export class RunStore {
    * `batch` and `index` say where the event's text is, if the caller has it
    * (the text it arrived as): it is logged as is instead of stringified again.
    */
-  /** True for a run deleted on request in this server's life (one of the last 10,000): it stays deleted. */
-  isDeleted(runId: string): boolean {
-    return this.#deleted.has(runId);
-  }
-
   append(event: RunEvent, batch?: BatchText, index = 0): RunState | undefined {
     let state = this.#runs.get(event.runId);
     if (state === undefined) {
