@@ -356,6 +356,20 @@ t.test('an injected failure is recorded as one: a JSON-RPC error frame, an isErr
   t.equal(toolError.status, 'error', 'recorded as failed');
   t.equal(toolError.error?.name, 'ToolError', 'as a tool error');
 
+  // after: a whole error frame replaces the real answer, whose output then is not the call's.
+  pending = later(client.callTool({ name: 'echo', arguments: { text: 'replaced by an error' } }));
+  await decide(serve, (await waitForHold(serve, { nodeId: 'tool:echo', gate: 'before' })).holdId, 'continue');
+  const afterError = await waitForHold(serve, { nodeId: 'tool:echo', gate: 'after' });
+  await decide(serve, afterError.holdId, 'inject', { jsonrpc: '2.0', id: idOf(afterError), error: { code: -32001, message: 'after-gate failure' } });
+  t.equal((await rejection(pending)).code, -32001, 'the client gets the injected error');
+  let replaced: RunView['instances'][number] | undefined;
+  await waitForAsync(async () => {
+    replaced = (await getRun(serve, afterError.runId)).instances.find((i) => i.instanceId === afterError.instanceId);
+    return replaced?.error?.name === 'JsonRpcError';
+  }, 5000, 'the injected error recorded');
+  t.equal(replaced?.status, 'error', 'the call ended in error');
+  t.notOk(replaced !== undefined && 'output' in replaced, 'and shows no output: the real answer never reached the client');
+
   // An injected success still ends the call well, recorded by its result.
   pending = later(client.callTool({ name: 'echo', arguments: { text: 'whole result' } }));
   const ok = await waitForHold(serve, { nodeId: 'tool:echo', gate: 'before' });

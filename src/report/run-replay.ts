@@ -218,9 +218,14 @@ export class RunReplay {
     const at = isoTime(t);
     if (instance.status !== 'open' && this.isStale(instance, at, true)) return false;
     const entry = this.nodes.get(instance.nodeId) as NodeEntry;
-    if (instance.status === 'open') entry.open--;
+    const ended = instance.status !== 'open';
+    if (!ended) entry.open--;
     if (instance.status === 'error') entry.errors--;
     if (output !== undefined) instance.output = output;
+    // A later end replaces the earlier one whole (a decision at the after
+    // gate: an injected error or an abort took the place of the answer, and
+    // the requester never got that answer's output).
+    else if (ended) delete instance.output;
     if (error !== undefined) {
       instance.status = 'error';
       instance.error = error;

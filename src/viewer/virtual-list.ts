@@ -65,11 +65,18 @@ export class VirtualList<T> {
       this.#heights.clear();
       this.element.scrollTop = 0;
     }
-    const atBottom = this.#atBottom();
+    const stick = this.follow && this.#atBottom();
     this.#items = items;
     this.#layout();
-    if (this.follow && atBottom) this.element.scrollTop = this.element.scrollHeight;
+    if (stick) this.element.scrollTop = this.element.scrollHeight;
     this.draw();
+    // New rows were laid out at the estimated height; measured, they may be
+    // taller (a wrapped log line), which moves the end further down. Follow
+    // it, or the next batch would find the list no longer at the bottom.
+    for (let pass = 0; stick && pass < 3 && !this.#atBottom(); pass++) {
+      this.element.scrollTop = this.element.scrollHeight;
+      this.draw();
+    }
   }
 
   /** Draw rows whose version changed. */
