@@ -17,6 +17,7 @@ import {
   connectV1,
   decide,
   getRun,
+  proxyEnv,
   holdingLine,
   rejection,
   setBreakpoints,
@@ -387,8 +388,7 @@ t.test('an injected failure is recorded as one: a JSON-RPC error frame, an isErr
 t.test('a whole answer typed with an id past 2^53, as the hold shows it, answers that very call', async (t) => {
   await setBreakpoints(serve, { pauseOnError: true, nodes: { 'tool:echo': { before: true } } });
   t.teardown(() => setBreakpoints(serve, { pauseOnError: true, nodes: {} }));
-  const env: NodeJS.ProcessEnv = { ...process.env, GRAPHMIND_DATA_DIR: serve.dataDir };
-  for (const key of Object.keys(env)) if (key.startsWith('GRAPHMIND_') && key !== 'GRAPHMIND_DATA_DIR') delete env[key];
+  const env = proxyEnv(serve);
   const proxy = startProxy(['--port', String(serve.port), '--wait-for-attach'], [process.execPath, `${PROXY_FIXTURES}echo-server.mjs`], { env });
   t.teardown(() => killQuietly(proxy.child.pid));
   proxy.child.stdin.write('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"echo","arguments":{}}}\n');

@@ -23,6 +23,7 @@ import {
   listHolds,
   newRuns,
   runIds,
+  proxyEnv,
   proxyParams,
   rejection,
   setBreakpoints,
@@ -247,8 +248,7 @@ t.test('--wait-for-attach with no debugger: the first frame waits about 3 s, the
 t.test('a host that dies while a call is held: the proxy notices, stops the server and exits', async (t) => {
   await setBreakpoints(serve, { pauseOnError: true, nodes: { 'tool:echo': { before: true } } });
   t.teardown(() => setBreakpoints(serve, { pauseOnError: true, nodes: {} }));
-  const env: NodeJS.ProcessEnv = { ...process.env, GRAPHMIND_DATA_DIR: serve.dataDir };
-  for (const key of Object.keys(env)) if (key.startsWith('GRAPHMIND_') && key !== 'GRAPHMIND_DATA_DIR') delete env[key];
+  const env = proxyEnv(serve);
   const host = spawn(process.execPath, [
     join(PROXY_FIXTURES, 'vanishing-host.mjs'),
     process.execPath, CLI, 'mcp-proxy', '--port', String(serve.port), '--wait-for-attach', '--', process.execPath, join(PROXY_FIXTURES, 'echo-server.mjs'),

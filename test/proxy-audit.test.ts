@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { Breakpoints, Instance, Run } from '../src/report/events.js';
 import { PROXY_FIXTURES, startProxy, waitFor, type ProxyProcess } from './helpers/cli.js';
-import { decide, setBreakpoints, waitForHold } from './helpers/gates.js';
+import { decide, proxyEnv, setBreakpoints, waitForHold } from './helpers/gates.js';
 import { instancesOf, shapeProblems, stopAtTeardown, summarize, tempDir, waitForRun } from './helpers/graph.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 import { frame, lines, messagesIn, responseTo, stderrMatch, toolsCall } from './helpers/wire.js';
@@ -41,15 +41,13 @@ t.teardown(() => server.stop());
 type Teardown = { teardown(fn: () => unknown): void };
 
 /** Our environment without GRAPHMIND_*, plus `env`. */
-function proxyEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GRAPHMIND_')) base[key] = value;
-  return { ...base, ...env };
+function withEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...proxyEnv(undefined), ...env };
 }
 
 /** A proxy reporting to the test's debugger (`report: false`: to none), stopped at teardown if still there. */
 function proxyOver(t: Teardown, flags: readonly string[], command: readonly string[], report = true): ProxyProcess {
-  const env = report ? proxyEnv({ GRAPHMIND_DATA_DIR: server.dataDir }) : proxyEnv({ GRAPHMIND_DISABLED: '1' });
+  const env = report ? withEnv({ GRAPHMIND_DATA_DIR: server.dataDir }) : withEnv({ GRAPHMIND_DISABLED: '1' });
   const proxy = startProxy(report ? ['--port', String(server.port), ...flags] : flags, command, { env });
   stopAtTeardown(t, proxy);
   return proxy;
@@ -331,7 +329,7 @@ t.test('a debugger that turns the proxy away is said once on stderr, however oft
     await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
     t.teardown(() => new Promise((resolve) => stub.close(resolve)));
     const port = (stub.address() as AddressInfo).port;
-    const proxy = startProxy(['--port', String(port)], [node, fixture('echo-server.mjs')], { env: proxyEnv({ GRAPHMIND_TOKEN: 'not-the-token' }) });
+    const proxy = startProxy(['--port', String(port)], [node, fixture('echo-server.mjs')], { env: withEnv({ GRAPHMIND_TOKEN: 'not-the-token' }) });
     stopAtTeardown(t, proxy);
     proxy.child.stdin.write(shortInitialize(1));
     await responseTo(proxy, 1);

@@ -30,7 +30,7 @@ import type { Run, RunEvent } from '../src/report/events.js';
 import { arrayElementEnds, BatchText } from '../src/server/batch-text.js';
 import { LogFiles, MAX_OPEN_LOGS } from '../src/server/log-files.js';
 import { LOG_READ_CHUNK_BYTES, readLines, type ReadLinesOptions } from '../src/server/log-lines.js';
-import { RunStore } from '../src/server/run-store.js';
+import { RunStore, type RunStoreOptions } from '../src/server/run-store.js';
 import { waitFor } from './helpers/cli.js';
 import { prng } from './helpers/random.js';
 import { RunEvents, api, fakeReporter, freshDataDir, runId, runWhen, startServe, type ServeProcess } from './helpers/serve.js';
@@ -47,6 +47,15 @@ function tempDir(t: Teardown): string {
   const dir = mkdtempSync(join(tmpdir(), 'graphmind-datadir-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** A RunStore in a fresh directory, closed at teardown, whose warnings are collected, and a Feeder for it. */
+function storeIn(t: Teardown, options: Omit<RunStoreOptions, 'dir' | 'onWarning'>): { dir: string; store: RunStore; warnings: string[]; feed: Feeder } {
+  const dir = tempDir(t);
+  const warnings: string[] = [];
+  const store = new RunStore({ ...options, dir, onWarning: (line) => warnings.push(line) });
+  t.teardown(() => store.close());
+  return { dir, store, warnings, feed: new Feeder(store) };
 }
 
 /** A data dir (not created yet) that outlives the servers started on it. */
@@ -136,13 +145,9 @@ class Feeder {
 }
 
 t.test('300 live runs keep at most 64 log files open, and every log is whole and in order', { skip: HAS_PROC_FD ? false : 'needs /proc/self/fd' }, async (t) => {
-  const dir = tempDir(t);
-  const warnings: string[] = [];
   // Retention aside: all 300 stay when they finish.
-  const store = new RunStore({ dir, maxRuns: 1000, onWarning: (line) => warnings.push(line) });
-  t.teardown(() => store.close());
+  const { dir, store, warnings, feed } = storeIn(t, { maxRuns: 1000 });
   t.equal(MAX_OPEN_LOGS, 64, 'the bound the docs give');
-  const feed = new Feeder(store);
   const ids = Array.from({ length: 300 }, (_, i) => `live_${i}`);
   const rand = prng(300);
   let most = 0;
@@ -175,11 +180,7 @@ t.test('300 live runs keep at most 64 log files open, and every log is whole and
 });
 
 t.test('with 3 open logs at most, runs written in random order, finished, reclaimed and deleted keep every line once, in order', async (t) => {
-  const dir = tempDir(t);
-  const warnings: string[] = [];
-  const store = new RunStore({ dir, maxOpenLogs: 3, onWarning: (line) => warnings.push(line) });
-  t.teardown(() => store.close());
-  const feed = new Feeder(store);
+  const { dir, store, warnings, feed } = storeIn(t, { maxOpenLogs: 3 });
   const rand = prng(3);
   const ids = Array.from({ length: 40 }, (_, i) => `small_${i}`);
   const deleted = new Set<string>();
@@ -216,11 +217,7 @@ t.test('with 3 open logs at most, runs written in random order, finished, reclai
 });
 
 t.test('a log that fails when it is reopened: one warning for its run, which stays whole in memory, and the others go on', async (t) => {
-  const dir = tempDir(t);
-  const warnings: string[] = [];
-  const store = new RunStore({ dir, maxOpenLogs: 1, onWarning: (line) => warnings.push(line) });
-  t.teardown(() => store.close());
-  const feed = new Feeder(store);
+  const { dir, store, warnings, feed } = storeIn(t, { maxOpenLogs: 1 });
   const broken = 'broken_run';
   const fine = 'fine_run';
   const brokenFile = join(dir, `${broken}.jsonl`);

@@ -133,26 +133,47 @@ export function descendantsOf(root: number): TreeMember[] {
     for (const pid of children.get(queue.shift() as number) ?? []) {
       if (seen.has(pid)) continue;
       seen.add(pid);
-      found.push({ pid, started: table.get(pid)?.started ?? '' });
+      const row = table.get(pid);
+      // An exited process left to be reaped has nothing left to signal (nor any child of its own).
+      if (row !== undefined && !row.zombie) found.push({ pid, started: row.started });
       queue.push(pid);
     }
   }
   return found;
 }
 
-/** Whether a process exists at all, by signal 0 (a process we may not signal exists too). */
-function exists(pid: number): boolean {
+/** Whether a process exists at all, by signal 0: anything but ESRCH (a process we may not signal exists too). */
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
+}
+
+function kill(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Gone in between, or not ours to signal: nothing left to do.
+  }
+}
+
+/**
+ * Send `signal` to every process below `root` (one read of the process
+ * table, see {@link descendantsOf}) and return them, for a later
+ * {@link signalMembers}.
+ */
+export function signalDescendants(root: number, signal: NodeJS.Signals): TreeMember[] {
+  const below = descendantsOf(root);
+  for (const member of below) kill(member.pid, signal);
+  return below;
 }
 
 /** `member` against the rows read: still the same process, and not exited. Without rows, whether its pid exists. */
 function sameProcess(member: TreeMember, rows: Map<number, Row> | undefined): boolean {
-  if (rows === undefined) return exists(member.pid);
+  if (rows === undefined) return processExists(member.pid);
   const row = rows.get(member.pid);
   return row !== undefined && !row.zombie && (member.started === '' || row.started === member.started);
 }
@@ -170,12 +191,5 @@ export function running(pid: number): boolean {
 /** Send `signal` to each member that still runs (one look at the process table for all); errors (gone, not ours) are ignored. */
 export function signalMembers(members: readonly TreeMember[], signal: NodeJS.Signals): void {
   const rows = rowsOf(members.map((member) => member.pid));
-  for (const member of members) {
-    if (!sameProcess(member, rows)) continue;
-    try {
-      process.kill(member.pid, signal);
-    } catch {
-      // Gone in between, or not ours to signal: nothing left to do.
-    }
-  }
+  for (const member of members) if (sameProcess(member, rows)) kill(member.pid, signal);
 }

@@ -7,7 +7,7 @@ import type { Frame } from '../streams/frame.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
 import { DEFAULT_RELEASE_EVERY_BYTES, MemoryRelease } from './memory-release.js';
 import * as messages from './messages.js';
-import { descendantsOf, signalMembers, type TreeMember } from './process-tree.js';
+import { processExists, signalDescendants, signalMembers, type TreeMember } from './process-tree.js';
 import { SPAWN_FAILURE_ATTACH_MS, startSessionReport } from './session-report.js';
 import { SharedStderr, createStderrSink, type TextSink } from './stderr-sink.js';
 import { StderrLines } from './stderr-lines.js';
@@ -111,16 +111,6 @@ function pathKind(command: string): 'none' | 'file' | 'directory' | undefined {
 
 function signalExitCode(signal: NodeJS.Signals): number {
   return 128 + (osConstants.signals[signal] ?? 0);
-}
-
-/** True unless `pid` names no process at all (a process we may not signal still exists). */
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
 }
 
 function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -287,23 +277,23 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   stdin.once('end', onHostGone);
   stdin.once('close', onHostGone);
   const timers: NodeJS.Timeout[] = [];
+  const killGraceMs = options.killGraceMs ?? 3000;
   // Processes the server started, told to stop with it: a shell's or a
   // launcher's child (npx, sh -c '…; node server.js') holds the server's
   // stdout as much as the server does, and must not outlive the session.
   const signalled = new Map<number, TreeMember>();
   const signalTree = (signal: NodeJS.Signals): void => {
-    const below = child.pid === undefined ? [] : descendantsOf(child.pid);
-    for (const member of below) signalled.set(member.pid, member);
     child.kill(signal);
-    signalMembers(below, signal);
+    if (child.pid === undefined) return;
+    for (const member of signalDescendants(child.pid, signal)) signalled.set(member.pid, member);
   };
-  const terminate = (signal: NodeJS.Signals, graceMs: number): void => {
+  const terminate = (signal: NodeJS.Signals): void => {
     if (exited) return;
     stoppedByUs = true;
     signalTree(signal);
     const timer = setTimeout(() => {
       if (!exited) signalTree('SIGKILL');
-    }, graceMs);
+    }, killGraceMs);
     timer.unref();
     timers.push(timer);
   };
@@ -314,7 +304,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
     if (graceStarted) return;
     graceStarted = true;
     hostClosed = true;
-    const timer = setTimeout(() => terminate('SIGTERM', options.killGraceMs ?? 3000), options.stdinCloseGraceMs ?? 5000);
+    const timer = setTimeout(() => terminate('SIGTERM'), options.stdinCloseGraceMs ?? 5000);
     timer.unref();
     timers.push(timer);
   };
@@ -346,10 +336,10 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   );
   relay.toClient.done.catch(() => {
     // The host is gone (EPIPE on our stdout): nobody is left to answer.
-    terminate('SIGTERM', options.killGraceMs ?? 3000);
+    terminate('SIGTERM');
   });
 
-  forwardSignal = (signal) => terminate(signal, options.killGraceMs ?? 3000);
+  forwardSignal = (signal) => terminate(signal);
   if (earlySignal !== undefined) forwardSignal(earlySignal);
 
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {

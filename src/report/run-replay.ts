@@ -221,10 +221,10 @@ export class RunReplay {
     const ended = instance.status !== 'open';
     if (!ended) entry.open--;
     if (instance.status === 'error') entry.errors--;
-    if (output !== undefined) instance.output = output;
     // A later end replaces the earlier one whole (a decision at the after
     // gate: an injected error or an abort took the place of the answer, and
     // the requester never got that answer's output).
+    if (output !== undefined) instance.output = output;
     else if (ended) delete instance.output;
     if (error !== undefined) {
       instance.status = 'error';

@@ -138,17 +138,14 @@ export class LogFiles {
     return Promise.all([...this.#entries.keys()].map((file) => this.end(file))).then(() => {});
   }
 
-  /** Let `file` be written again after an error (it was deleted; a new one may take its place). */
-  forget(file: string): void {
-    this.#failed.delete(file);
-  }
-
   /**
    * `file` was deleted: drop what still waits for a descriptor, so that it
-   * is not opened (and created) again for lines nobody wants. What an open
-   * stream was already given still goes to the deleted file.
+   * is not opened (and created) again for lines nobody wants, and forget an
+   * earlier error of it (a new file of that name gets a fresh start). What
+   * an open stream was already given still goes to the deleted file.
    */
   discard(file: string): void {
+    this.#failed.delete(file);
     const entry = this.#entries.get(file);
     if (entry === undefined) return;
     entry.waiting = [];
@@ -208,9 +205,7 @@ export class LogFiles {
         }, this.#retryMs);
         return;
       }
-      entry.waiting = [];
-      this.#failed.add(entry.file);
-      this.#onError(entry.file, error as Error);
+      this.#giveUp(entry, error as Error);
       this.#settle(entry);
       return;
     }
@@ -242,10 +237,15 @@ export class LogFiles {
   }
 
   #fail(entry: Entry, error: Error): void {
-    entry.waiting = [];
     // The stream is done for: it closes by itself, and is no descriptor to take back.
     entry.ending = true;
     this.#open.delete(entry.file);
+    this.#giveUp(entry, error);
+  }
+
+  /** The file cannot be written: what waits for it is dropped, and that is said once. */
+  #giveUp(entry: Entry, error: Error): void {
+    entry.waiting = [];
     if (this.#failed.has(entry.file)) return;
     this.#failed.add(entry.file);
     this.#onError(entry.file, error);

@@ -257,10 +257,9 @@ export class RunStore {
     }
     const file = this.#file(runId);
     const closed = this.#closeLog(runId);
+    // A run of that id made later gets a log of its own, even if this one could not be written.
     this.#files.discard(file);
     unlinkQuietly(file);
-    // A run of that id made later gets a log of its own, even if this one could not be written.
-    this.#files.forget(file);
     // Logs open synchronously, so nothing should create the file again; should anything have, it goes once the log is closed.
     void closed.then(() => {
       if (!this.#runs.has(runId)) unlinkQuietly(file);

@@ -1,7 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { Correlator } from './correlator.js';
 import { Envelope, StringInterner, isTrue, isVersion2, scanEnvelope, valueAt } from './envelope.js';
-import { beyondSafe, keyAt } from './exact-id.js';
+import { keyAt } from './exact-id.js';
 import type { Direction, Frame, FrameBatch, JsonRpcId } from './frame.js';
 import { STDOUT_NOISE_NODE, namingParam, nodeFor } from './node-naming.js';
 import { SkeletonReader } from './skeleton.js';
@@ -166,7 +166,7 @@ export function classify(frame: Frame, correlator: Correlator, bytes: Buffer = f
       frame.type = 'request';
       const id = valueAt(bytes, env.id, env.idEnd) as JsonRpcId;
       frame.id = id;
-      correlator.track(frame, beyondSafe(id) ? keyAt(bytes, env.id, env.idEnd, id) : id);
+      correlator.track(frame, keyAt(bytes, env.id, env.idEnd, id));
     }
     return frame;
   }
@@ -180,7 +180,7 @@ export function classify(frame: Frame, correlator: Correlator, bytes: Buffer = f
       frame.payloadEnd = env.resultEnd;
     }
     // An integer past 2^53 is keyed exactly (a rounded number would pair it with its neighbour).
-    const request = correlator.take(direction, beyondSafe(id) ? keyAt(bytes, env.id, env.idEnd, id) : id);
+    const request = correlator.take(direction, keyAt(bytes, env.id, env.idEnd, id));
     if (request !== undefined) {
       frame.request = request;
       frame.method = request.method;

@@ -1,4 +1,4 @@
-import { beyondSafe, idKey, type CorrelationKey } from './exact-id.js';
+import { idKey, type CorrelationKey } from './exact-id.js';
 import type { Direction, Frame } from './frame.js';
 
 /** Slots for small integer ids (a power of two). */
@@ -81,7 +81,7 @@ export class Correlator {
    *   exact value (see {@link CorrelationKey}); read again from the frame's
    *   bytes when not given.
    */
-  track(request: Frame, key: CorrelationKey | undefined = beyondSafe(request.id) ? idKey(request) : request.id): void {
+  track(request: Frame, key: CorrelationKey | undefined = idKey(request)): void {
     if (key === undefined) return;
     (request.direction === 'client-to-server' ? this.#fromClient : this.#fromServer).set(key, request);
   }

@@ -223,12 +223,16 @@ export interface ProxyOptions {
 }
 
 /** The command line and environment that start the proxy in front of a fixture. */
-export function proxyParams(serve: ServeProcess | undefined, log: ServerLog, options: ProxyOptions = {}): { command: string; args: string[]; env: Record<string, string> } {
+/** This process's environment for a proxy that reports to `serve`: nothing else of ours steers it (token, hide switches, loop allow list…). */
+export function proxyEnv(serve: ServeProcess | undefined): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  // Nothing from the outer environment steers the proxy (token, hide switches, loop allow list…).
-  for (const key of Object.keys(env)) if (key.startsWith('GRAPHMIND_')) delete env[key];
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('GRAPHMIND_')) env[key] = value;
   if (serve !== undefined) env.GRAPHMIND_DATA_DIR = serve.dataDir;
+  return env;
+}
+
+export function proxyParams(serve: ServeProcess | undefined, log: ServerLog, options: ProxyOptions = {}): { command: string; args: string[]; env: Record<string, string> } {
+  const env = proxyEnv(serve);
   env.LOG_FILE = log.file;
   Object.assign(env, options.env ?? {});
   const port = options.port ?? serve?.port ?? 4747;
