@@ -283,9 +283,9 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   // stdout as much as the server does, and must not outlive the session.
   const signalled = new Map<number, TreeMember>();
   const signalTree = (signal: NodeJS.Signals): void => {
+    // Below it first: a server that dies at once hands its children to init, out of its tree.
+    if (child.pid !== undefined) for (const member of signalDescendants(child.pid, signal)) signalled.set(member.pid, member);
     child.kill(signal);
-    if (child.pid === undefined) return;
-    for (const member of signalDescendants(child.pid, signal)) signalled.set(member.pid, member);
   };
   const terminate = (signal: NodeJS.Signals): void => {
     if (exited) return;
