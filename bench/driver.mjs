@@ -3,6 +3,7 @@
 // library, so the figures are about the relay and not about a client stack.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -42,7 +43,28 @@ export async function startServe(dataDir) {
     });
     child.on('exit', (code) => reject(new Error(`graphmind serve exited with code ${code}`)));
   });
-  return { port, pid: child.pid, stop: () => child.kill('SIGTERM') };
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  // Resolves once it has exited, so its data directory can go.
+  const stop = () => {
+    child.kill('SIGTERM');
+    return exited;
+  };
+  // Deletes every run it holds (REST API, with the token it wrote), so what one
+  // run of D recorded does not weigh on the next; resolves with how many.
+  const clearRuns = async () => {
+    const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
+    const headers = { authorization: `Bearer ${token}` };
+    const base = `http://127.0.0.1:${port}/api/runs`;
+    const listed = await fetch(base, { headers });
+    if (!listed.ok) throw new Error(`graphmind serve: GET /api/runs answered ${listed.status}`);
+    const runs = await listed.json();
+    for (const run of runs) {
+      const deleted = await fetch(`${base}/${encodeURIComponent(run.runId)}`, { method: 'DELETE', headers });
+      if (!deleted.ok) throw new Error(`graphmind serve: DELETE /api/runs/${run.runId} answered ${deleted.status}`);
+    }
+    return runs.length;
+  };
+  return { port, pid: child.pid, stop, clearRuns };
 }
 
 // Lines longer than this are not JSON-parsed by the driver: it reads the id

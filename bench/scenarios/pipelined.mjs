@@ -29,9 +29,30 @@ async function burst(target, size) {
   }
 }
 
-/** Resolves one { callsPerSec, burstMs } per target, over `bursts` bursts of `window` calls each. */
-export async function run(targets, { window, bursts, warmup }) {
-  for (const target of targets) for (let i = 0; i < warmup; i++) await burst(target, window);
+/**
+ * Resolves one { callsPerSec, burstMs, warmupBurstMs } per target, over
+ * `bursts` bursts of `window` calls each.
+ *
+ * Warm-up: at least `warmup` bursts each, and bursts for at least
+ * `warmupMs`, alternating as the measured ones do. A fresh Node relay keeps
+ * getting faster for its first 20-40 bursts of 2,000 calls (V8 tiering up
+ * the per-chunk code, which runs only a few times per burst), while the byte
+ * relay has almost no code to warm up: timed after two bursts, the ratio
+ * measured mostly how far the warm-up had got (see bench/README.md, session
+ * 15). The warm-up bursts' times are returned too, so the fresh-process
+ * figure stays visible.
+ */
+export async function run(targets, { window, bursts, warmup, warmupMs = 0 }) {
+  const warmupBurstMs = targets.map(() => []);
+  const start = performance.now();
+  for (let i = 0; i < warmup || performance.now() - start < warmupMs; i++) {
+    for (let j = 0; j < targets.length; j++) {
+      const k = (i + j) % targets.length;
+      const t0 = performance.now();
+      await burst(targets[k], window);
+      warmupBurstMs[k].push(performance.now() - t0);
+    }
+  }
   const busy = targets.map(() => 0);
   const times = targets.map(() => []);
   for (let i = 0; i < bursts; i++) {
@@ -45,6 +66,6 @@ export async function run(targets, { window, bursts, warmup }) {
       times[k].push(ms);
     }
   }
-  // burstMs: each measured burst's time, in order (run.mjs reports the later ones on their own too).
-  return busy.map((ms, k) => ({ callsPerSec: (bursts * window) / (ms / 1000), burstMs: times[k] }));
+  // burstMs: each measured burst's time, in order; warmupBurstMs: each warm-up burst's.
+  return busy.map((ms, k) => ({ callsPerSec: (bursts * window) / (ms / 1000), burstMs: times[k], warmupBurstMs: warmupBurstMs[k] }));
 }
