@@ -11,6 +11,7 @@ import { RunHeader } from './run-header.js';
 import { RunList } from './run-list.js';
 import { Dirty, Store } from './store.js';
 import { Timeline } from './timeline.js';
+import { placeHash, readPlace } from './url-state.js';
 
 const store = new Store();
 const runList = new RunList(store);
@@ -52,6 +53,21 @@ if (!app.isConnected) document.body.appendChild(app);
 
 let firstRunRendered = false;
 
+// The address names the chosen run and node (see url-state.ts): restored
+// before the live feed's first snapshot, kept current as the user moves.
+const restored = readPlace(location.hash);
+if (restored.runId !== null) store.restore(restored.runId, restored.nodeId);
+function writePlace(): void {
+  const hash = placeHash({ runId: store.followNewest ? null : store.selectedRunId, nodeId: store.selectedNodeId });
+  if (hash === location.hash || (hash === '' && location.hash === '')) return;
+  // replaceState: moving around the viewer does not fill the back button's history.
+  history.replaceState(history.state, '', hash === '' ? location.pathname + location.search : hash);
+}
+window.addEventListener('hashchange', () => {
+  const place = readPlace(location.hash);
+  if (place.runId !== null) void store.goTo(place.runId, place.nodeId);
+});
+
 store.subscribe((dirty) => {
   if (dirty & (Dirty.Runs | Dirty.Run | Dirty.Selection)) {
     const none = store.loaded && store.runs.length === 0;
@@ -83,6 +99,8 @@ store.subscribe((dirty) => {
     notice.textContent = store.notice ?? '';
     notice.classList.toggle('shown', store.notice !== null);
   }
+  // Once the first snapshot is in: before it, the restored place is not yet confirmed.
+  if (dirty & (Dirty.Runs | Dirty.Selection) && store.loaded) writePlace();
   if (!firstRunRendered && store.run !== null) {
     firstRunRendered = true;
     performance.mark('graphmind:first-run-render');

@@ -52,6 +52,8 @@ export class Store {
   #pending: RunEvent[] | null = null;
   #loadToken = 0;
   #noticeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A place restored from the address that the first snapshot has yet to confirm. */
+  #restoring = false;
 
   subscribe(listener: Listener): void {
     this.#listeners.push(listener);
@@ -94,6 +96,30 @@ export class Store {
     }, 5000);
   }
 
+  /**
+   * Open at a run (and a node in it) named before the first snapshot, as a
+   * reload's address names them: shown as if the user had chosen it. If the
+   * snapshot has no such run, the page follows the newest one instead.
+   */
+  restore(runId: string, nodeId: string | null): void {
+    this.selectedRunId = runId;
+    this.selectedNodeId = nodeId;
+    this.followNewest = false;
+    this.#restoring = true;
+  }
+
+  /**
+   * Go to a run and node named later (the address changed by hand): the
+   * run is fetched if it is not the one shown, then the node is selected.
+   * A run that is not in the list is ignored.
+   */
+  async goTo(runId: string, nodeId: string | null): Promise<void> {
+    if (!this.runs.some((r) => r.runId === runId)) return;
+    await this.selectRun(runId, true);
+    if (this.selectedRunId !== runId) return;
+    this.selectNode(nodeId !== null && this.run?.nodes.has(nodeId) === true ? nodeId : null);
+  }
+
   setConnection(state: Connection): void {
     this.connection = state;
     this.mark(Dirty.Connection);
@@ -108,6 +134,11 @@ export class Store {
         this.breakpoints = message.breakpoints;
         this.holds = message.holds;
         this.mark(Dirty.Runs | Dirty.Breakpoints | Dirty.Holds);
+        if (this.#restoring) {
+          this.#restoring = false;
+          // The run the address named is gone (deleted, or another server's): follow the newest.
+          if (!this.runs.some((r) => r.runId === this.selectedRunId)) this.followNewest = true;
+        }
         // A (re)connection: what was missed is in the run itself, fetch it again.
         const wanted = this.selectedRunId !== null && this.runs.some((r) => r.runId === this.selectedRunId) && !this.followNewest
           ? this.selectedRunId
