@@ -60,6 +60,22 @@ t.test('health', async (t) => {
   t.match(health.headers['content-type'], /^application\/json/);
 });
 
+t.test('runs that start in the same millisecond: the one recorded last is listed first', async (t) => {
+  const { port, token } = server;
+  const reporter = await fakeReporter(port, token);
+  t.teardown(() => reporter.ws.terminate());
+  const same = Date.UTC(2031, 5, 1);
+  const first = runId('tie-first');
+  const second = runId('tie-second');
+  await recordRun(server, reporter, first, same);
+  await recordRun(server, reporter, second, same);
+  const runs = (await api(port, token, 'GET', '/api/runs')).json as Array<{ runId: string }>;
+  const order = runs.map((run) => run.runId).filter((id) => id === first || id === second);
+  t.same(order, [second, first], 'newest first, also on a tie');
+  // The next test lists every run: these two go.
+  for (const id of [first, second]) t.equal((await api(port, token, 'DELETE', `/api/runs/${id}`)).status, 204);
+});
+
 t.test('runs: list, get, delete', async (t) => {
   const { port, token, dataDir } = server;
   const reporter = await fakeReporter(port, token);

@@ -324,9 +324,14 @@ t.test('a hold id is only taken once', async (t) => {
   await runWhen(server, runB.runId, () => true);
   const list = (await api(server.port, server.token, 'GET', '/api/holds')).json as Array<{ frame: { from: string } }>;
   t.same(list.map((h) => h.frame.from), ['a'], 'the second reporter cannot take over the hold');
+  // Its own frame is not left waiting for a decision nobody could make.
+  t.same(await b.next((m) => m.type === 'decision'), { type: 'decision', holdId: 'same_id', action: 'continue' }, 'the second reporter is told to continue at once');
+  // The owner sending it again (a replay) changes nothing for it.
+  a.send([runA.next({ type: 'hold.opened', holdId: 'same_id', nodeId: 'n', instanceId: 'i', gate: 'error', method: 'tools/call', frame: { from: 'a' } })]);
   t.equal((await api(server.port, server.token, 'POST', '/api/holds/same_id', { action: 'abort' })).status, 200);
-  t.match(await a.next((m) => m.type === 'decision'), { holdId: 'same_id', action: 'abort' });
-  t.notOk(b.messages.some((m) => m.type === 'decision'), 'only the owner hears it');
+  t.same(await a.next((m) => m.type === 'decision'), { type: 'decision', holdId: 'same_id', action: 'abort' }, 'the owner hears the decision, and only that one');
+  t.equal(a.messages.filter((m) => m.type === 'decision').length, 1, 'no continue for the owner');
+  t.equal(b.messages.filter((m) => m.type === 'decision').length, 1, 'the second reporter does not hear the owner\'s decision');
 });
 
 t.test('the live feed is one-way and bounded', async (t) => {

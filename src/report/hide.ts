@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 
 /** What `GRAPHMIND_HIDE_*` asks to keep out of the record. */
@@ -20,17 +21,26 @@ export function hideSettings(env: NodeJS.ProcessEnv = process.env): HideSettings
   return { inputs: on(env.GRAPHMIND_HIDE_INPUTS), toolResults: on(env.GRAPHMIND_HIDE_TOOL_RESULTS) };
 }
 
-/** An argument that names a file: it has a path separator or a file extension. */
-function isPathLike(arg: string): boolean {
+/**
+ * An argument that names a file: one with a path separator, or a bare
+ * `name.ext` that is a file or directory here (the server is started in
+ * this directory). Looks like `example.com`, `3.14` or `sk-abc.def` are
+ * not kept unless such a file exists.
+ */
+function isPathLike(arg: string, exists: (path: string) => boolean): boolean {
   if (arg.startsWith('-')) return false;
-  return /[\\/]/.test(arg) || /^[^=:]+\.[A-Za-z0-9]{1,8}$/.test(arg);
+  if (/[\\/]/.test(arg)) return true;
+  return /^[^=:]+\.[A-Za-z0-9]{1,8}$/.test(arg) && exists(arg);
 }
 
 /**
  * A command line with everything but the command's name and the file names
  * of path arguments removed: `node /home/me/srv/server.js --key=abc` becomes
- * `['node', 'server.js']`.
+ * `['node', 'server.js']`, and `python3 server.py example.com` becomes
+ * `['python3', 'server.py']` where `server.py` is a file in the current
+ * directory. `exists` says whether a bare name is a file (default: looked
+ * up relative to the current directory).
  */
-export function redactCommandLine(command: string, args: readonly string[]): string[] {
-  return [basename(command), ...args.filter(isPathLike).map((arg) => basename(arg))];
+export function redactCommandLine(command: string, args: readonly string[], exists: (path: string) => boolean = existsSync): string[] {
+  return [basename(command), ...args.filter((arg) => isPathLike(arg, exists)).map((arg) => basename(arg))];
 }

@@ -155,7 +155,13 @@ export class ReporterConnection implements HoldOwner {
         since: new Date(event.t).toISOString(),
         ...(typeof event.reason === 'string' ? { reason: event.reason } : {}),
       };
-      if (!holds.open(hold, this)) return;
+      if (!holds.open(hold, this)) {
+        // Another connection holds a frame under this id: this one is not
+        // recorded, so nobody could decide it; its frame goes on unchanged.
+        // (The same connection sending it again changes nothing.)
+        if (holds.ownerOf(event.holdId) !== this) this.decide(event.holdId, 'continue', undefined);
+        return;
+      }
       feed.broadcast({ type: 'hold.opened', hold });
     } else if (event.type === 'hold.released') {
       if (holds.release(event.holdId, this) === undefined) return;

@@ -169,11 +169,18 @@ export class RunStore {
     return skippedLines;
   }
 
-  /** Run summaries, newest first. */
+  /** Run summaries, newest first (runs that started in the same millisecond: the one recorded last first). */
   list(): RunSummary[] {
-    return [...this.#runs.values()]
-      .map((state) => ({ ...state.summary }))
-      .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+    return this.#newestFirst().map((state) => ({ ...state.summary }));
+  }
+
+  /**
+   * The runs by start time, newest first; a tie goes to the one recorded
+   * later (the map keeps the order runs were recorded or loaded in, and the
+   * sort is stable).
+   */
+  #newestFirst(): RunState[] {
+    return [...this.#runs.values()].reverse().sort((a, b) => (a.summary.startedAt < b.summary.startedAt ? 1 : a.summary.startedAt > b.summary.startedAt ? -1 : 0));
   }
 
   get(runId: string): RunState | undefined {
@@ -360,9 +367,9 @@ export class RunStore {
    */
   #enforceRetention(keep: string | undefined): void {
     if (this.#runs.size <= this.maxRuns) return;
-    const finishedOldestFirst = [...this.#runs.values()]
-      .filter((state) => state.summary.runId !== keep && state.summary.status !== 'running')
-      .sort((a, b) => (a.summary.startedAt < b.summary.startedAt ? -1 : 1));
+    const finishedOldestFirst = this.#newestFirst()
+      .reverse()
+      .filter((state) => state.summary.runId !== keep && state.summary.status !== 'running');
     for (const state of finishedOldestFirst) {
       if (this.#runs.size <= this.maxRuns) break;
       this.delete(state.summary.runId);
