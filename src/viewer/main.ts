@@ -59,7 +59,7 @@ const restored = readPlace(location.hash);
 if (restored.runId !== null) store.restore(restored.runId, restored.nodeId);
 function writePlace(): void {
   const hash = placeHash({ runId: store.followNewest ? null : store.selectedRunId, nodeId: store.selectedNodeId });
-  if (hash === location.hash || (hash === '' && location.hash === '')) return;
+  if (hash === location.hash) return;
   // replaceState: moving around the viewer does not fill the back button's history.
   history.replaceState(history.state, '', hash === '' ? location.pathname + location.search : hash);
 }
