@@ -54,12 +54,14 @@ export async function startServe(dataDir) {
   const clearRuns = async () => {
     const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
     const headers = { authorization: `Bearer ${token}` };
+    // A debugger that hangs fails this within the bench's own patience.
+    const signal = () => AbortSignal.timeout(10_000);
     const base = `http://127.0.0.1:${port}/api/runs`;
-    const listed = await fetch(base, { headers });
+    const listed = await fetch(base, { headers, signal: signal() });
     if (!listed.ok) throw new Error(`graphmind serve: GET /api/runs answered ${listed.status}`);
     const runs = await listed.json();
     for (const run of runs) {
-      const deleted = await fetch(`${base}/${encodeURIComponent(run.runId)}`, { method: 'DELETE', headers });
+      const deleted = await fetch(`${base}/${encodeURIComponent(run.runId)}`, { method: 'DELETE', headers, signal: signal() });
       if (!deleted.ok) throw new Error(`graphmind serve: DELETE /api/runs/${run.runId} answered ${deleted.status}`);
     }
     return runs.length;

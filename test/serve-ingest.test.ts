@@ -328,6 +328,10 @@ t.test('a hold id is only taken once', async (t) => {
   t.same(await b.next((m) => m.type === 'decision'), { type: 'decision', holdId: 'same_id', action: 'continue' }, 'the second reporter is told to continue at once');
   // The owner sending it again (a replay) changes nothing for it.
   a.send([runA.next({ type: 'hold.opened', holdId: 'same_id', nodeId: 'n', instanceId: 'i', gate: 'error', method: 'tools/call', frame: { from: 'a' } })]);
+  // A round trip after it, so the replay has surely been taken in before the decision.
+  a.send([runA.next({ type: 'log', nodeId: 'n', stream: 'stderr', text: 'after the replay' })]);
+  await runWhen(server, runA.runId, (r) => (r.logs as unknown[]).length === 1);
+  t.same((await api(server.port, server.token, 'GET', '/api/holds')).json, list, 'still the one hold, the owner\'s');
   t.equal((await api(server.port, server.token, 'POST', '/api/holds/same_id', { action: 'abort' })).status, 200);
   t.same(await a.next((m) => m.type === 'decision'), { type: 'decision', holdId: 'same_id', action: 'abort' }, 'the owner hears the decision, and only that one');
   t.equal(a.messages.filter((m) => m.type === 'decision').length, 1, 'no continue for the owner');

@@ -283,9 +283,13 @@ function contentText(result: Record<string, unknown>): string {
   return text.length > 4000 ? `${text.slice(0, 4000)}…` : text;
 }
 
-/** A short label for the session: the command and the file names of path arguments. */
-export function sessionLabel(command: string, args: readonly string[], hideInputs: boolean): string {
-  const words = hideInputs ? redactCommandLine(command, args) : [basename(command), ...args.map((arg) => (/[\\/]/.test(arg) && !arg.startsWith('-') ? basename(arg) : arg))];
+/**
+ * A short label for the session: the command and the file names of path
+ * arguments. `redacted`: the command line as hidden inputs keep it
+ * ({@link redactCommandLine}), when they are hidden.
+ */
+export function sessionLabel(command: string, args: readonly string[], redacted: readonly string[] | undefined): string {
+  const words = redacted ?? [basename(command), ...args.map((arg) => (/[\\/]/.test(arg) && !arg.startsWith('-') ? basename(arg) : arg))];
   const label = words.join(' ');
   return label.length > 120 ? `${label.slice(0, 119)}…` : label;
 }
@@ -345,11 +349,11 @@ export class GraphRecorder {
     this.#detachedLimit = Math.max(1, Math.min(options.reporter.capacity, MAX_WAITING_FRAMES));
     this.#waiting = new Array<Frame | undefined>(MAX_WAITING_FRAMES).fill(undefined);
     this.#hide = options.hide;
-    const label = sessionLabel(options.command, options.args, options.hide.inputs);
-    // Hidden inputs keep, here as in the label, the command's name and the file names of path arguments.
-    const commandLine = options.hide.inputs
-      ? { command: basename(options.command), args: redactCommandLine(options.command, options.args).slice(1) }
-      : { command: options.command, args: [...options.args] };
+    // Hidden inputs keep, in the label as in the metadata, the command's name and the file names of path arguments.
+    const redacted = options.hide.inputs ? redactCommandLine(options.command, options.args) : undefined;
+    const label = sessionLabel(options.command, options.args, redacted);
+    const commandLine =
+      redacted !== undefined ? { command: redacted[0] as string, args: redacted.slice(1) } : { command: options.command, args: [...options.args] };
     this.runId = this.#reporter.startRun(label, 'mcp-proxy', { ...commandLine, cwd: options.hide.inputs ? undefined : process.cwd(), proxyPid: process.pid });
     this.#sessionInstance = this.#nextId();
     // What waited while detached is recorded as soon as there is somebody to send it to.

@@ -35,11 +35,6 @@ export class HoldRegistry {
     return true;
   }
 
-  /** The connection that holds `holdId` now, if any. */
-  ownerOf(holdId: string): HoldOwner | undefined {
-    return this.#entries.get(holdId)?.owner;
-  }
-
   /** Undecided holds, oldest first. */
   list(): Hold[] {
     return [...this.#entries.values()].filter((entry) => entry.decided === undefined).map((entry) => entry.hold);

@@ -159,7 +159,7 @@ export class ReporterConnection implements HoldOwner {
         // Another connection holds a frame under this id: this one is not
         // recorded, so nobody could decide it; its frame goes on unchanged.
         // (The same connection sending it again changes nothing.)
-        if (holds.ownerOf(event.holdId) !== this) this.decide(event.holdId, 'continue', undefined);
+        if (!holds.ownedBy(event.holdId, this)) this.decide(event.holdId, 'continue', undefined);
         return;
       }
       feed.broadcast({ type: 'hold.opened', hold });

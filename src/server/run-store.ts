@@ -169,7 +169,7 @@ export class RunStore {
     return skippedLines;
   }
 
-  /** Run summaries, newest first (runs that started in the same millisecond: the one recorded last first). */
+  /** Run summaries, newest first (runs that started in the same millisecond: the one recorded last first; see {@link #newestFirst}). */
   list(): RunSummary[] {
     return this.#newestFirst().map((state) => ({ ...state.summary }));
   }
@@ -177,7 +177,8 @@ export class RunStore {
   /**
    * The runs by start time, newest first; a tie goes to the one recorded
    * later (the map keeps the order runs were recorded or loaded in, and the
-   * sort is stable).
+   * sort is stable). Loaded runs are in the order their files were listed,
+   * so after a restart such a tie is the file system's.
    */
   #newestFirst(): RunState[] {
     return [...this.#runs.values()].reverse().sort((a, b) => (a.summary.startedAt < b.summary.startedAt ? 1 : a.summary.startedAt > b.summary.startedAt ? -1 : 0));

@@ -65,7 +65,9 @@ function writePlace(): void {
 }
 window.addEventListener('hashchange', () => {
   const place = readPlace(location.hash);
-  if (place.runId !== null) void store.goTo(place.runId, place.nodeId);
+  // No run named: follow the newest again. A run not in the list: the address goes back to where the page is.
+  if (place.runId === null) store.followLatest();
+  else if (!store.goTo(place.runId, place.nodeId)) writePlace();
 });
 
 store.subscribe((dirty) => {

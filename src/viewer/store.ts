@@ -52,8 +52,6 @@ export class Store {
   #pending: RunEvent[] | null = null;
   #loadToken = 0;
   #noticeTimer: ReturnType<typeof setTimeout> | undefined;
-  /** A place restored from the address that the first snapshot has yet to confirm. */
-  #restoring = false;
 
   subscribe(listener: Listener): void {
     this.#listeners.push(listener);
@@ -105,19 +103,39 @@ export class Store {
     this.selectedRunId = runId;
     this.selectedNodeId = nodeId;
     this.followNewest = false;
-    this.#restoring = true;
   }
 
   /**
-   * Go to a run and node named later (the address changed by hand): the
-   * run is fetched if it is not the one shown, then the node is selected.
-   * A run that is not in the list is ignored.
+   * Go to a run and node named later (the address changed by hand). The
+   * run is fetched if it is not the one shown; the node is selected once
+   * the run is there (if it has that node). False, and nothing done, for a
+   * run that is not in the list.
    */
-  async goTo(runId: string, nodeId: string | null): Promise<void> {
-    if (!this.runs.some((r) => r.runId === runId)) return;
-    await this.selectRun(runId, true);
-    if (this.selectedRunId !== runId) return;
-    this.selectNode(nodeId !== null && this.run?.nodes.has(nodeId) === true ? nodeId : null);
+  goTo(runId: string, nodeId: string | null): boolean {
+    if (!this.runs.some((r) => r.runId === runId)) return false;
+    if (runId === this.selectedRunId) {
+      this.followNewest = false;
+      if (this.run !== null && !this.runLoading) this.selectNode(nodeId !== null && this.run.nodes.has(nodeId) ? nodeId : null);
+      else {
+        // Still loading: the load keeps the node, and lets it go if the run has no such node.
+        this.selectedNodeId = nodeId;
+        this.mark(Dirty.Selection);
+      }
+      return true;
+    }
+    void this.selectRun(runId, true).then(() => {
+      if (this.selectedRunId === runId && this.run !== null && nodeId !== null && this.run.nodes.has(nodeId)) this.selectNode(nodeId);
+    });
+    return true;
+  }
+
+  /** Follow the newest run again, as before any choice. */
+  followLatest(): void {
+    this.followNewest = true;
+    const newest = this.runs[0]?.runId;
+    if (newest === undefined) this.#clearRun();
+    else if (newest !== this.selectedRunId) void this.selectRun(newest, false);
+    else this.mark(Dirty.Selection);
   }
 
   setConnection(state: Connection): void {
@@ -134,11 +152,9 @@ export class Store {
         this.breakpoints = message.breakpoints;
         this.holds = message.holds;
         this.mark(Dirty.Runs | Dirty.Breakpoints | Dirty.Holds);
-        if (this.#restoring) {
-          this.#restoring = false;
-          // The run the address named is gone (deleted, or another server's): follow the newest.
-          if (!this.runs.some((r) => r.runId === this.selectedRunId)) this.followNewest = true;
-        }
+        // The chosen run is gone (deleted while the page was away, or named
+        // by an address from before): follow the newest, as a live deletion does.
+        if (!this.followNewest && !this.runs.some((r) => r.runId === this.selectedRunId)) this.followNewest = true;
         // A (re)connection: what was missed is in the run itself, fetch it again.
         const wanted = this.selectedRunId !== null && this.runs.some((r) => r.runId === this.selectedRunId) && !this.followNewest
           ? this.selectedRunId
