@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
-import { RunEvents, api, fakeReporter, freshDataDir, runId, startServe } from './helpers/serve.js';
-import { NODES, inPage, serveOnPort, until } from './helpers/viewer.js';
+import { RunEvents, api, fakeReporter, runId, startServe } from './helpers/serve.js';
+import { NODES, inPage, restartableServe, serveOnPort, until } from './helpers/viewer.js';
 
 const hashOf = (page: Page): Promise<string> => inPage<string>(page, 'location.hash');
 const params = (hash: string): Record<string, string> => Object.fromEntries(new URLSearchParams(hash.replace(/^#/, '')));
@@ -76,11 +76,7 @@ t.test('a reload comes back to the chosen run and node', async (t) => {
 });
 
 t.test('a chosen run deleted while the page was away: it follows the newest again', async (t) => {
-  const { root, dataDir } = freshDataDir();
-  t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  const first = await startServe([], {}, { dataDir });
-  t.teardown(() => first.stop('SIGKILL'));
-  const port = first.port;
+  const { server: first, dataDir, port } = await restartableServe(t);
   const reporter = await fakeReporter(port, first.token);
   const chosen = new RunEvents(runId('chosen'), Date.now() - 60_000);
   const other = new RunEvents(runId('other'));

@@ -1,18 +1,13 @@
 // Two tabs see the same state (breakpoints, holds, deletions), and the page
 // keeps going across a restart of the server — a new token included —
 // without a reload.
-import { rmSync } from 'node:fs';
 import t from 'tap';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
-import { RunEvents, api, eventually, fakeReporter, freshDataDir, runId, startServe } from './helpers/serve.js';
-import { NODES, decisionFor, inPage, serveOnPort } from './helpers/viewer.js';
+import { RunEvents, api, eventually, fakeReporter, runId } from './helpers/serve.js';
+import { NODES, decisionFor, inPage, restartableServe, serveOnPort } from './helpers/viewer.js';
 
 t.test('a second tab, and a server restart', async (t) => {
-  const { root, dataDir } = freshDataDir();
-  t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  const first = await startServe([], {}, { dataDir });
-  t.teardown(() => first.stop('SIGKILL'));
-  const port = first.port;
+  const { server: first, dataDir, port } = await restartableServe(t);
 
   const reporter = await fakeReporter(port, first.token);
   t.teardown(() => reporter.ws.terminate());

@@ -3,12 +3,12 @@
 // start `graphmind serve` on a chosen port (to restart it in place).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { NodeDeclaration } from '../../src/report/events.js';
 import { CLI, waitFor } from './cli.js';
-import { fakeReporter, type FakeReporter } from './serve.js';
+import { fakeReporter, freshDataDir, startServe, type FakeReporter, type ServeProcess } from './serve.js';
 
 /** Node declarations as the proxy makes them. */
 export const NODES = {
@@ -98,6 +98,18 @@ export interface Decision {
 export async function decisionFor(reporter: FakeReporter, holdId: string, timeout = 10_000): Promise<Decision> {
   const message = await reporter.next((m) => m.type === 'decision' && m.holdId === holdId, timeout, `the decision about ${holdId}`);
   return message as unknown as Decision;
+}
+
+/**
+ * A `graphmind serve` whose data directory outlives it, so that it can be
+ * restarted in place with {@link serveOnPort}; both go at teardown.
+ */
+export async function restartableServe(t: { teardown(fn: () => unknown): void }): Promise<{ server: ServeProcess; dataDir: string; port: number }> {
+  const { root, dataDir } = freshDataDir();
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const server = await startServe([], {}, { dataDir });
+  t.teardown(() => server.stop('SIGKILL'));
+  return { server, dataDir, port: server.port };
 }
 
 /** A `graphmind serve` on a given port and data dir (kept), for restarts. */
