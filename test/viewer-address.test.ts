@@ -44,6 +44,8 @@ t.test('a reload comes back to the chosen run and node', async (t) => {
   await page.locator('.run-title', { hasText: 'older-run' }).waitFor();
   await page.locator('.node.selected[data-node-id="tool:lookup"]').waitFor();
   t.pass('after a reload, the chosen run is shown with its node selected');
+  await page.locator('.detail [aria-expanded="true"]').waitFor();
+  t.pass('and its latest call open, as a click on the node opens it');
   await page.locator('.run.selected', { hasText: 'older-run' }).waitFor();
   // A run started now does not take the page away: it was a choice.
   const third = new RunEvents(runId('third'));

@@ -52,6 +52,8 @@ export class Store {
   #pending: RunEvent[] | null = null;
   #loadToken = 0;
   #noticeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A node was named before its run loaded: open its latest call once it has, as a click on it would. */
+  #openOnLoad = false;
 
   subscribe(listener: Listener): void {
     this.#listeners.push(listener);
@@ -103,6 +105,7 @@ export class Store {
     this.selectedRunId = runId;
     this.selectedNodeId = nodeId;
     this.followNewest = false;
+    this.#openOnLoad = nodeId !== null;
   }
 
   /**
@@ -119,6 +122,7 @@ export class Store {
       else {
         // Still loading: the load keeps the node, and lets it go if the run has no such node.
         this.selectedNodeId = nodeId;
+        this.#openOnLoad = nodeId !== null;
         this.mark(Dirty.Selection);
       }
       return true;
@@ -301,6 +305,13 @@ export class Store {
       for (const event of this.#pending ?? []) model.apply(event);
       this.run = model;
       if (this.selectedNodeId !== null && !model.nodes.has(this.selectedNodeId)) this.selectedNodeId = null;
+      if (this.#openOnLoad && this.selectedNodeId !== null) {
+        // Selected again now that it is there, for what a selection opens.
+        const nodeId = this.selectedNodeId;
+        this.selectedNodeId = null;
+        this.selectNode(nodeId);
+      }
+      this.#openOnLoad = false;
       if (this.selectedNodeId === null) {
         const held = this.holds.find((h) => h.runId === runId);
         if (held !== undefined) this.selectNode(held.nodeId);
