@@ -118,11 +118,20 @@ for (const generation of ['1.x', '2.x'] as const) {
   });
 }
 
-/** What the debugger recorded as the output of the call held by `hold`. */
+/**
+ * What the debugger recorded as the output of the call held by `hold`,
+ * once it has one: the client can have its answer before the proxy's
+ * events about it reach the debugger (they go out in batches).
+ */
 async function recordedOutput(hold: Hold | undefined): Promise<unknown> {
   if (hold === undefined) throw new Error('no hold');
-  const run = await getRun(serve, hold.runId);
-  return run.instances.find((instance) => instance.instanceId === hold.instanceId)?.output;
+  let output: unknown;
+  await waitForAsync(async () => {
+    const run = await getRun(serve, hold.runId);
+    output = run.instances.find((instance) => instance.instanceId === hold.instanceId)?.output;
+    return output !== undefined;
+  }, 5000, 'the recorded output');
+  return output;
 }
 
 t.test('2026-07-28: v2 client and serveStdio server; a bare value is stamped, a whole frame is not', async (t) => {
