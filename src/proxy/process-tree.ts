@@ -30,6 +30,20 @@ function parseStat(text: string): Row | undefined {
   return Number.isInteger(ppid) ? { ppid, started, zombie } : undefined;
 }
 
+/** The /proc rows of `pids`; a pid that is gone (or cannot be read) has none. */
+function procRows(pids: Iterable<number>): Map<number, Row> {
+  const rows = new Map<number, Row>();
+  for (const pid of pids) {
+    try {
+      const row = parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      if (row !== undefined) rows.set(pid, row);
+    } catch {
+      // Gone since it was listed: not ours to signal any more.
+    }
+  }
+  return rows;
+}
+
 function fromProc(): Map<number, Row> | undefined {
   let names: string[];
   try {
@@ -37,17 +51,7 @@ function fromProc(): Map<number, Row> | undefined {
   } catch {
     return undefined;
   }
-  const table = new Map<number, Row>();
-  for (const name of names) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid) || pid <= 0) continue;
-    try {
-      const row = parseStat(readFileSync(`/proc/${name}/stat`, 'utf8'));
-      if (row !== undefined) table.set(pid, row);
-    } catch {
-      // Gone since the listing: not ours to signal any more.
-    }
-  }
+  const table = procRows(names.map(Number).filter((pid) => Number.isInteger(pid) && pid > 0));
   return table.size > 0 ? table : undefined;
 }
 
@@ -92,17 +96,7 @@ function hasProc(): boolean {
  */
 function rowsOf(pids: readonly number[]): Map<number, Row> | undefined {
   if (process.platform === 'win32' || pids.length === 0) return undefined;
-  if (!hasProc()) return fromPs(pids);
-  const rows = new Map<number, Row>();
-  for (const pid of pids) {
-    try {
-      const row = parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      if (row !== undefined) rows.set(pid, row);
-    } catch {
-      // Gone.
-    }
-  }
-  return rows;
+  return hasProc() ? procRows(pids) : fromPs(pids);
 }
 
 /** Every process and its parent: from /proc on Linux, from `ps` on other Unixes, none on Windows. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isStrictJson } from '../streams/strict-json.js';
+import { parseStrictJson } from '../streams/strict-json.js';
 import { API_CSP, COMMON_HEADERS } from './security.js';
 
 /** Send a JSON answer with the API's headers (and `headers`, if given). */
@@ -65,17 +65,10 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<unkno
     });
     req.on('end', () => {
       if (failed) return;
-      const body = Buffer.concat(chunks, size);
       // Nested deeper than 256 (JSON.parse would take it, but passing it on would throw): refused as the same 400.
-      if (!isStrictJson(body, 0, body.length)) {
-        reject(new BodyError(400, 'the request body is not valid JSON'));
-        return;
-      }
-      try {
-        resolve(JSON.parse(body.toString('utf8')));
-      } catch {
-        reject(new BodyError(400, 'the request body is not valid JSON'));
-      }
+      const parsed = parseStrictJson(Buffer.concat(chunks, size));
+      if (parsed === undefined) reject(new BodyError(400, 'the request body is not valid JSON'));
+      else resolve(parsed.value);
     });
   });
 }

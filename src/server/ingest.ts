@@ -5,7 +5,7 @@ import type { LiveFeed } from './live-feed.js';
 import type { RunStore } from './run-store.js';
 import { arrayElementEnds, BatchText } from './batch-text.js';
 import { BatchReader } from './batch-reader.js';
-import { isStrictJson } from '../streams/strict-json.js';
+import { parseStrictJson } from '../streams/strict-json.js';
 import { validateEvent } from './validate-event.js';
 
 /**
@@ -94,14 +94,9 @@ export class ReporterConnection implements HoldOwner {
     const text = data.toString();
     // Nested deeper than the fast path allows (JSON.parse takes far more, but
     // serialising it again later would throw): malformed, as there.
-    const raw = bytes ?? Buffer.from(text);
-    if (!isStrictJson(raw, 0, raw.length)) return undefined;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return undefined;
-    }
+    const plain = parseStrictJson(bytes ?? Buffer.from(text), text);
+    if (plain === undefined) return undefined;
+    const parsed = plain.value;
     const items = Array.isArray(parsed) ? parsed : [parsed];
     for (const item of items) {
       if (validateEvent(item) === undefined) return undefined;

@@ -148,3 +148,18 @@ export function isStrictJson(buf: Uint8Array, start: number, end: number): boole
 export function jsonValueEnd(buf: Uint8Array, start: number, end: number): number {
   return valueEnd(buf, start, end, 0);
 }
+
+/**
+ * `bytes` parsed, if they are strictly valid JSON (see {@link isStrictJson}:
+ * nothing nested deeper than a value can later be serialised again), as
+ * `{ value }`; undefined otherwise. `text` is the same bytes decoded, when
+ * the caller already has them so.
+ */
+export function parseStrictJson(bytes: Buffer, text?: string): { value: unknown } | undefined {
+  if (!isStrictJson(bytes, 0, bytes.length)) return undefined;
+  try {
+    return { value: JSON.parse(text ?? bytes.toString('utf8')) };
+  } catch {
+    return undefined;
+  }
+}

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { processExists } from '../../src/proxy/process-tree.js';
 import type { GraphNode, Instance, Run, RunSummary } from '../../src/report/events.js';
 import { CLI, waitFor } from './cli.js';
 import { api } from './serve.js';
@@ -279,15 +280,8 @@ export async function sdkSession(options: SdkSessionOptions): Promise<SdkSession
   };
 }
 
-/** Whether a process exists. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
+/** Whether a process exists (the proxy's own rule: anything but ESRCH). */
+export const alive = processExists;
 
 /** At teardown, a proxy still running is sent SIGTERM (it passes it to its server), then SIGKILL after 4 s. */
 export function stopAtTeardown(t: { teardown(fn: () => unknown): void }, proxy: { child: { pid?: number }; exited: Promise<unknown> }): void {
