@@ -214,9 +214,15 @@ t.test('hide switches: a held frame is reported without what they hide; the clie
   t.match(after.frame, { jsonrpc: '2.0', result: '[hidden]' }, 'the held answer, its result hidden');
   await decide(serve, after.holdId, 'continue');
   t.strictSame(await call, { content: [{ type: 'text', text: 'SECRET-HELD-4711' }] }, 'the client gets the real answer');
+  const boom = later(rejection(client.callTool({ name: 'boom', arguments: { why: 'SECRET-BOOM-4712' } })));
+  const failed = await waitForHold(serve, { nodeId: 'tool:boom', gate: 'error' });
+  t.strictSame((failed.frame as { error?: unknown }).error, { code: -32000, message: '[hidden]' }, 'a held JSON-RPC error keeps its code, not its message or data');
+  await decide(serve, failed.holdId, 'continue');
+  t.match(await boom, { code: -32000, message: /SECRET-BOOM-4712/, data: { why: 'SECRET-BOOM-4712' } }, 'the client gets the real error');
   const logs = readdirSync(join(serve.dataDir, 'runs')).map((name) => readFileSync(join(serve.dataDir, 'runs', name), 'utf8')).join('');
   t.ok(logs.includes('"hold.opened"'), 'the holds are in the run log');
   t.notOk(logs.includes('SECRET-HELD-4711'), 'and the secret is nowhere in the run logs');
+  t.notOk(logs.includes('SECRET-BOOM-4712'), 'nor the error\'s');
 });
 
 t.test('no debugger running: a plain pipe, nothing holds', async (t) => {

@@ -485,7 +485,7 @@ t.test('a server that answered once and then exited 1 keeps the run ok', async (
 const SECRET_ARGS = ['--token=SECRET-ARG-0451', 'SECRET-POSITIONAL-0452'];
 
 /** An SDK session with reverse-call-server under the hide switches; returns the run and what the client got. */
-async function hiddenSession(t: Teardown, env: Record<string, string>): Promise<{ run: Run; echoed: unknown; failed: unknown; record: string }> {
+async function hiddenSession(t: Teardown, env: Record<string, string>): Promise<{ run: Run; echoed: unknown; failed: unknown; rpcFailed: unknown; record: string }> {
   const dir = tempDir();
   const record = join(dir, 'stdout.bin');
   const session = await sdk(t, {
@@ -495,17 +495,24 @@ async function hiddenSession(t: Teardown, env: Record<string, string>): Promise<
   });
   const echoed = await session.client.callTool({ name: 'echo', arguments: { secret: 'SECRET-INPUT-0453' } });
   const failed = await session.client.callTool({ name: 'fail', arguments: { why: 'SECRET-WHY-0454' } });
+  const rpcFailed = await session.client.callTool({ name: 'rpc-fail', arguments: { why: 'SECRET-RPC-0455' } }).then(
+    () => undefined,
+    (error: { code?: unknown; message?: unknown; data?: unknown }) => ({ code: error.code, message: error.message, data: error.data }),
+  );
   await session.close();
-  return { run: await waitForRun(server, session.pid), echoed, failed, record };
+  return { run: await waitForRun(server, session.pid), echoed, failed, rpcFailed, record };
 }
 
 const REAL_ECHO = { content: [{ type: 'text', text: '{"secret":"SECRET-INPUT-0453"}' }] };
 const REAL_FAIL = { content: [{ type: 'text', text: 'it failed: SECRET-WHY-0454' }], isError: true };
+/** What the client's SDK makes of the JSON-RPC error that answers `rpc-fail`. */
+const REAL_RPC_FAIL = { code: -32000, message: 'MCP error -32000: it broke: SECRET-RPC-0455', data: { why: 'SECRET-RPC-0455' } };
 
 t.test('GRAPHMIND_HIDE_INPUTS=1: no params, no arguments in meta or label; the client gets the real bytes', async (t) => {
-  const { run, echoed, failed, record } = await hiddenSession(t, { GRAPHMIND_HIDE_INPUTS: '1' });
+  const { run, echoed, failed, rpcFailed, record } = await hiddenSession(t, { GRAPHMIND_HIDE_INPUTS: '1' });
   t.same(echoed, REAL_ECHO, 'the client got the real result');
   t.same(failed, REAL_FAIL);
+  t.same(rpcFailed, REAL_RPC_FAIL);
   checkRun(t, run);
   t.equal(run.name, `node reverse-call-server.mjs ${'stdout.bin'}`, 'the label keeps the command name and file names only');
   t.equal(run.meta.command, 'node', 'meta keeps the command name');
@@ -519,26 +526,33 @@ t.test('GRAPHMIND_HIDE_INPUTS=1: no params, no arguments in meta or label; the c
   for (const secret of [...SECRET_ARGS, record]) t.notOk(text.includes(secret), `${secret} is nowhere in the run`);
   t.notOk(text.includes('SECRET-POSITIONAL'), 'no argument at all');
   t.same(only(instancesOf(run, 'tool:echo')).output, REAL_ECHO, 'tool results are still recorded (only inputs are hidden)');
+  t.match(only(instancesOf(run, 'tool:rpc-fail')).error, { name: 'JsonRpcError', code: -32000, message: 'it broke: SECRET-RPC-0455', data: { why: 'SECRET-RPC-0455' } }, 'and so are JSON-RPC errors');
 });
 
 t.test('GRAPHMIND_HIDE_TOOL_RESULTS=1: no tool results, no failed content in the error message', async (t) => {
-  const { run, echoed, failed, record } = await hiddenSession(t, { GRAPHMIND_HIDE_TOOL_RESULTS: '1' });
+  const { run, echoed, failed, rpcFailed, record } = await hiddenSession(t, { GRAPHMIND_HIDE_TOOL_RESULTS: '1' });
   t.same(echoed, REAL_ECHO, 'the client got the real result');
   t.same(failed, REAL_FAIL, 'and the real failure');
+  t.same(rpcFailed, REAL_RPC_FAIL, 'and the real JSON-RPC error');
   checkRun(t, run);
   t.match(only(instancesOf(run, 'tool:echo')), { status: 'ok', output: '[hidden]', input: { arguments: { secret: 'SECRET-INPUT-0453' } } });
   const fail = only(instancesOf(run, 'tool:fail'));
   t.match(fail, { status: 'error', output: '[hidden]', error: { name: 'ToolError' } });
   t.notOk(JSON.stringify(fail.error).includes('SECRET-WHY'), 'the error message does not carry the content');
   t.notOk(JSON.stringify(run.instances.map((i) => [i.output, i.error])).includes('SECRET-INPUT'), 'no result carries the echoed secret');
+  const rpcFail = only(instancesOf(run, 'tool:rpc-fail'));
+  t.match(rpcFail, { status: 'error', error: { name: 'JsonRpcError', code: -32000 } }, 'a JSON-RPC error keeps its code');
+  t.notOk('data' in (rpcFail.error ?? {}), 'but not its data');
+  t.notOk(JSON.stringify([rpcFail.error, rpcFail.output]).includes('SECRET-RPC'), 'nor its message');
   t.match(only(instancesOf(run, 'mcp:initialize')).output, { serverInfo: { name: 'reverse-call-server' } }, 'non-tool results are still recorded');
   t.same(run.meta.args, [fixture('reverse-call-server.mjs'), record, ...SECRET_ARGS], 'the arguments are kept (only results are hidden)');
 });
 
 t.test('both hide switches: no secret anywhere in the recorded run', async (t) => {
-  const { run, echoed, failed } = await hiddenSession(t, { GRAPHMIND_HIDE_INPUTS: '1', GRAPHMIND_HIDE_TOOL_RESULTS: 'true' });
+  const { run, echoed, failed, rpcFailed } = await hiddenSession(t, { GRAPHMIND_HIDE_INPUTS: '1', GRAPHMIND_HIDE_TOOL_RESULTS: 'true' });
   t.same(echoed, REAL_ECHO);
   t.same(failed, REAL_FAIL);
+  t.same(rpcFailed, REAL_RPC_FAIL);
   checkRun(t, run);
   const text = JSON.stringify(run);
   t.notOk(/SECRET/.test(text), 'nothing secret was recorded');
@@ -624,6 +638,16 @@ t.test('GRAPHMIND_DISABLED=1: nothing is recorded, the relay still works', async
   await s.end();
   await waitForRun(server, s.pid);
   t.equal(await runOfProxy(server, disabled.pid), undefined, 'no run for the disabled proxy');
+});
+
+t.test('GRAPHMIND_DISABLED=0 or false leaves reporting on, as for the hide switches', async (t) => {
+  for (const value of ['0', 'false', 'FALSE', '']) {
+    const s = rawSession(t, [node, fixture('reverse-call-server.mjs')], { env: { GRAPHMIND_DISABLED: value } });
+    s.write(initialize(1));
+    await responseTo(s.proxy, 1);
+    await s.end();
+    t.ok(await waitForRun(server, s.pid), `GRAPHMIND_DISABLED=${JSON.stringify(value)}: the session is recorded`);
+  }
 });
 
 t.test('GRAPHMIND_TOKEN in the proxy environment is the token it presents', async (t) => {

@@ -214,10 +214,16 @@ t.test('a malformed message closes that connection only', async (t) => {
   const after = (await runWhen(server, id, (x) => x.status !== 'running')) as unknown as Run;
   t.same(after.logs, [], 'the valid half of a bad batch is not applied');
 
-  // A binary message is malformed too.
+  // A binary message is read as UTF-8 JSON too; one that is not valid UTF-8 is malformed.
   const b = await reporter(t);
-  b.ws.send(Buffer.from('[]'), { binary: true });
-  t.equal((await b.closed).code, 1008, 'a binary message: 1008');
+  const binaryId = runId('binary');
+  const binaryRun = new RunEvents(binaryId);
+  b.ws.send(Buffer.from(JSON.stringify([binaryRun.started('sent as binary'), binaryRun.next({ type: 'log', nodeId: 'n', stream: 's', text: 'h\u00e9' })])), { binary: true });
+  const taken = (await runWhen(server, binaryId, (x) => (x.logs as unknown[]).length === 1)) as unknown as Run;
+  t.equal(taken.name, 'sent as binary', 'a binary message of JSON events is applied');
+  t.equal(taken.logs[0]?.text, 'h\u00e9', 'its text read as UTF-8');
+  b.ws.send(Buffer.from([0x5b, 0x22, 0xff, 0x22, 0x5d]), { binary: true });
+  t.equal((await b.closed).code, 1008, 'a binary message that is not UTF-8: 1008');
   t.equal((await api(server.port, server.token, 'GET', '/api/health')).status, 200, 'the server is fine');
 });
 

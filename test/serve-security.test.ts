@@ -1,7 +1,7 @@
 // The security rules of CONTROL-API.md, checked against the real server:
 // token, Host, Origin, the token file, no CORS, headers, the token only in
 // the HTML of `/`, loopback-only binding and a clear busy-port failure.
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import t from 'tap';
@@ -101,6 +101,7 @@ t.test('the token file and the data dir', async (t) => {
   t.equal(statSync(`${dataDir}/token`).mode & 0o777, 0o600, 'token file 0600');
   t.equal(statSync(dataDir).mode & 0o777, 0o700, 'data dir 0700');
   t.match(server.token, /^[0-9a-f]{64,}$/, 'at least 256 bits, hex');
+  t.equal(readFileSync(`${dataDir}/token`, 'utf8'), server.token, 'the file holds the token alone, no newline: usable as read');
 
   // A data dir that already exists with looser permissions is tightened.
   const { root, dataDir: loose } = freshDataDir();
@@ -121,6 +122,18 @@ t.test('the token file and the data dir', async (t) => {
   t.not(third.token, before, 'a restart on the same data dir makes a new token');
   t.equal((await api(third.port, before, 'GET', '/api/health')).status, 401, 'the old token no longer works');
   t.equal((await api(third.port, third.token, 'GET', '/api/health')).status, 200);
+});
+
+t.test('a shared (sticky) data dir keeps its permissions; the token file is still 0600', async (t) => {
+  const { root, dataDir: shared } = freshDataDir();
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  mkdirSync(shared);
+  chmodSync(shared, 0o1777);
+  const started = await startServe([], {}, { dataDir: shared });
+  t.teardown(() => started.stop());
+  t.equal(statSync(shared).mode & 0o7777, 0o1777, 'a directory like /tmp is not locked to this user');
+  t.equal(statSync(`${shared}/token`).mode & 0o777, 0o600, 'the token file is private anyway');
+  t.equal(statSync(`${shared}/runs`).mode & 0o777, 0o700, 'and so is the runs directory');
 });
 
 t.test('GRAPHMIND_TOKEN wins and no token file is written', async (t) => {
@@ -252,6 +265,12 @@ t.test('WebSocket upgrades need the token', async (t) => {
   t.ok(breakpoints, 'ingest works with ?token= too, and says the breakpoints first');
   const elsewhere = await refusedUpgrade(`ws://127.0.0.1:${port}/api/runs?token=${token}`, {});
   t.equal(elsewhere.status, 404, 'no WebSocket anywhere else');
+  for (const path of ['/api/runs', '/api/nothing', '/api']) {
+    const unrouted = await refusedUpgrade(`ws://127.0.0.1:${port}${path}`, {});
+    t.equal(unrouted.status, 401, `an upgrade to ${path} without the token: 401 before any routing, as for a plain request`);
+  }
+  const outside = await refusedUpgrade(`ws://127.0.0.1:${port}/elsewhere`, {});
+  t.equal(outside.status, 404, 'outside /api and /ingest there is nothing to authorise: 404');
 });
 
 t.test('no CORS', async (t) => {

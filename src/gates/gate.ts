@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Breakpoints, GatePoint, HoldAction } from '../report/events.js';
 
 /** Why a frame was held. */
-export type HoldReason = 'breakpoint' | 'error' | 'loop' | 'attach';
+export type HoldReason = 'breakpoint' | 'error' | 'loop';
 
 /** What a decision resolves to. */
 export interface Decision {

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { isWholeFrame } from '../gates/lift.js';
 import { DeferredValue, JsonSlice } from '../report/deferred.js';
 import type { GatePoint, InstanceError, NodeDeclaration } from '../report/events.js';
-import { HIDDEN, redactCommandLine, type HideSettings } from '../report/hide.js';
+import { HIDDEN, hiddenRpcError, redactCommandLine, type HideSettings } from '../report/hide.js';
 import { IdSequence } from '../report/id-sequence.js';
 import type { Reporter } from '../report/reporter.js';
 import { messageOf, type Direction, type Frame, type JsonRpcMessage } from '../streams/frame.js';
@@ -74,8 +74,15 @@ function resultOf(source: FrameSource): unknown {
 /** What a failed tool result's error says when `GRAPHMIND_HIDE_TOOL_RESULTS` keeps its content out. */
 const HIDDEN_TOOL_ERROR = 'the tool reported an error (content hidden)';
 
-/** The recorded error of a JSON-RPC error answer, from its `error` member. */
-function rpcError(rpc: { code?: unknown; message?: unknown; data?: unknown }): InstanceError {
+/** What a JSON-RPC error answering a tool call is recorded as when `GRAPHMIND_HIDE_TOOL_RESULTS` keeps its words out. */
+const HIDDEN_RPC_ERROR = 'the server answered with a JSON-RPC error (message hidden)';
+
+/**
+ * The recorded error of a JSON-RPC error answer, from its `error` member;
+ * with `hide`, only its code (see {@link hiddenRpcError}).
+ */
+function rpcError(rpc: { code?: unknown; message?: unknown; data?: unknown }, hide = false): InstanceError {
+  if (hide) return { name: 'JsonRpcError', message: HIDDEN_RPC_ERROR, code: hiddenRpcError(rpc).code };
   return { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code: typeof rpc.code === 'number' ? rpc.code : undefined, data: rpc.data };
 }
 
@@ -737,7 +744,7 @@ export class GraphRecorder {
     const whole = isWholeFrame(value);
     if (whole && record(value.error)) {
       this.#countEnd(request, true);
-      this.#failed(instanceId, undefined, rpcError(value.error), 0);
+      this.#failed(instanceId, undefined, rpcError(value.error, hideResult), 0);
       return;
     }
     // A whole answer is recorded by its result, as a real answer is; any other frame (a replacement notification) as it is.
@@ -877,7 +884,8 @@ export class GraphRecorder {
     if (frame.type === 'error') {
       this.#countEnd(request, true);
       if (this.#dropping) return this.#drop(1);
-      this.#failed(instanceId, undefined, rpcError(messageOf(frame)?.error ?? {}), 0);
+      const hide = this.#hide.toolResults && request.method === 'tools/call';
+      this.#failed(instanceId, undefined, rpcError(messageOf(frame)?.error ?? {}, hide), 0);
       return;
     }
     if (request.method === 'initialize' || request.method === 'server/discover') {

@@ -1,4 +1,4 @@
-import { hideSettings } from '../report/hide.js';
+import { hideSettings, switchOn } from '../report/hide.js';
 import { Reporter } from '../report/reporter.js';
 import type { Frame } from '../streams/frame.js';
 import { GraphRecorder, type SessionEnd } from './graph-recorder.js';
@@ -34,8 +34,8 @@ export interface SessionReportOptions {
  * throw into the relay: every hook swallows its own failures.
  */
 export function startSessionReport(options: SessionReportOptions): SessionReport | undefined {
-  const disabled = options.env.GRAPHMIND_DISABLED;
-  if (disabled !== undefined && disabled !== '' && disabled !== '0') return undefined;
+  // Read as the hide switches are: `0`, `false` or empty leave reporting on.
+  if (switchOn(options.env.GRAPHMIND_DISABLED)) return undefined;
   const reporter = new Reporter({ port: options.port, env: options.env });
   const recorder = new GraphRecorder({ reporter, command: options.command, args: options.args, hide: hideSettings(options.env) });
   return {

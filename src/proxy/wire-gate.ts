@@ -2,7 +2,7 @@ import { Gate, type Decision, type HoldReason } from '../gates/gate.js';
 import { ERA_2026, PROTOCOL_VERSION_META_KEY, isWholeFrame, liftResult } from '../gates/lift.js';
 import { LoopDetector } from '../gates/loop-detector.js';
 import { DeferredValue } from '../report/deferred.js';
-import { HIDDEN, type HideSettings } from '../report/hide.js';
+import { HIDDEN, hiddenRpcError, type HideSettings } from '../report/hide.js';
 import type { Breakpoints, GatePoint } from '../report/events.js';
 import type { DecisionMessage, Reporter } from '../report/reporter.js';
 import type { Relay } from '../streams/create-relay.js';
@@ -41,17 +41,19 @@ function line(value: unknown): Buffer {
 /**
  * The held frame as the hold reports it: the message, with what the hide
  * switches keep out of the record replaced by the placeholder (a request's
- * `params`, a tool's `result`), as the recorder does for the same call.
+ * `params`, a tool's `result`, the words of a JSON-RPC error answering a
+ * tool call), as the recorder does for the same call.
  */
 function heldFrame(frame: Frame, call: Frame, hide: HideSettings): unknown {
   const message = messageOf(frame);
   const isCall = frame.type === 'request' || frame.type === 'notification';
   const hidden = isCall
     ? hide.inputs && (message === undefined || 'params' in message)
-    : hide.toolResults && call.method === 'tools/call' && (message === undefined || 'result' in message);
+    : hide.toolResults && call.method === 'tools/call' && (message === undefined || 'result' in message || 'error' in message);
   if (!hidden) return message ?? frame.raw.toString('utf8');
   if (message === undefined) return HIDDEN;
-  return isCall ? { ...message, params: HIDDEN } : { ...message, result: HIDDEN };
+  if (isCall) return { ...message, params: HIDDEN };
+  return 'error' in message ? { ...message, error: hiddenRpcError(message.error) } : { ...message, result: HIDDEN };
 }
 
 /**

@@ -5,20 +5,39 @@ import { basename } from 'node:path';
 export interface HideSettings {
   /** `GRAPHMIND_HIDE_INPUTS`: request params and the server's arguments. */
   inputs: boolean;
-  /** `GRAPHMIND_HIDE_TOOL_RESULTS`: results, and a failed result's text in its error. */
+  /**
+   * `GRAPHMIND_HIDE_TOOL_RESULTS`: a tool call's result, a failed result's
+   * text in its error, and the message and data of a JSON-RPC error that
+   * answers a tool call (its code stays).
+   */
   toolResults: boolean;
 }
 
 /** The placeholder recorded instead of a hidden value. */
 export const HIDDEN = '[hidden]';
 
-function on(value: string | undefined): boolean {
+/**
+ * Whether an on/off environment switch is on: set, and not empty, `0` or
+ * `false` (any case).
+ */
+export function switchOn(value: string | undefined): boolean {
   return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 }
 
 /** Read the hide switches from the environment. */
 export function hideSettings(env: NodeJS.ProcessEnv = process.env): HideSettings {
-  return { inputs: on(env.GRAPHMIND_HIDE_INPUTS), toolResults: on(env.GRAPHMIND_HIDE_TOOL_RESULTS) };
+  return { inputs: switchOn(env.GRAPHMIND_HIDE_INPUTS), toolResults: switchOn(env.GRAPHMIND_HIDE_TOOL_RESULTS) };
+}
+
+/**
+ * A JSON-RPC `error` member as `GRAPHMIND_HIDE_TOOL_RESULTS` lets it be
+ * recorded: its numeric code, and the placeholder for its message. Its
+ * message and data are the server's words about the call, and may quote
+ * what the tool was working on.
+ */
+export function hiddenRpcError(error: unknown): { code?: number; message: string } {
+  const code = error !== null && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'number' ? { code, message: HIDDEN } : { message: HIDDEN };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type WebSocket from 'ws';
 import type { Breakpoints, HoldAction, RunEvent, ServerToReporter } from '../report/events.js';
 import type { HoldOwner, HoldRegistry } from './holds.js';
@@ -50,7 +51,8 @@ export class ReporterConnection implements HoldOwner {
     ws.on('message', (data, isBinary) => {
       let ok: boolean;
       try {
-        ok = !isBinary && this.#receive(data, owners);
+        // ws checks a text message's UTF-8; a binary one is taken when it is valid UTF-8 too.
+        ok = (!isBinary || isUtf8(data as Buffer)) && this.#receive(data, owners);
       } catch {
         // Something in it the server cannot handle (a value nested too deep to serialise): as malformed.
         ok = false;

@@ -236,9 +236,13 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     if (!requestAllowed(req, port)) return reject(socket, 403);
     const url = targetUrl(req);
     if (url === undefined) return reject(socket, 400);
-    const target = url.pathname === '/ingest' ? ingestServer : url.pathname === '/api/live' ? liveServer : undefined;
+    const path = url.pathname;
+    // As for a plain request: anything under /api (and /ingest) asks for the token before it is routed.
+    if ((path === '/api' || path.startsWith('/api/') || path === '/ingest') && !tokenMatches(presentedToken(req, url, true), token)) {
+      return reject(socket, 401);
+    }
+    const target = path === '/ingest' ? ingestServer : path === '/api/live' ? liveServer : undefined;
     if (target === undefined) return reject(socket, 404);
-    if (!tokenMatches(presentedToken(req, url, true), token)) return reject(socket, 401);
     target.handleUpgrade(req, socket, head, (ws) => {
       if (target === ingestServer) {
         const connection = new ReporterConnection(ws, ingestContext, owners);

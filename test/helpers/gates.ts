@@ -355,13 +355,13 @@ export async function connectV2(t: Teardown, serve: ServeProcess | undefined, op
   return session;
 }
 
-/** The error a rejected promise carries, with its JSON-RPC code. */
-export async function rejection(promise: Promise<unknown>): Promise<{ code?: number; message: string }> {
+/** The error a rejected promise carries, with its JSON-RPC code and data. */
+export async function rejection(promise: Promise<unknown>): Promise<{ code?: number; message: string; data?: unknown }> {
   try {
     await promise;
   } catch (error) {
-    const e = error as { code?: unknown; message?: unknown };
-    return { code: typeof e.code === 'number' ? e.code : undefined, message: String(e.message) };
+    const e = error as { code?: unknown; message?: unknown; data?: unknown };
+    return { code: typeof e.code === 'number' ? e.code : undefined, message: String(e.message), data: e.data };
   }
   throw new Error('expected the call to fail, but it succeeded');
 }
