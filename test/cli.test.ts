@@ -11,7 +11,7 @@ import t from 'tap';
 import yargs from 'yargs';
 import { proxyFlags } from '../src/cli/mcp-proxy-command.js';
 import { parseProxyFlags, type ProxyFlags } from '../src/cli/proxy-flags.js';
-import { CLI, PROXY_FIXTURES, startProxy, waitFor } from './helpers/cli.js';
+import { CLI, hasPython, PROXY_FIXTURES, startProxy, waitFor } from './helpers/cli.js';
 import { frame, initialize, killQuietly, lines, messagesIn, responseTo, stderrMatch, toolsCall } from './helpers/wire.js';
 
 const node = process.execPath;
@@ -406,6 +406,7 @@ t.test('the usual mcp-proxy start loads neither yargs nor the debugger server', 
 });
 
 t.test('--trace shows ids past 2^53 with their own digits, each answer with its own request', async (t) => {
+  if (!hasPython(t)) return;
   const proxy = startProxy(['--trace'], ['python3', `${PROXY_FIXTURES}python-server.py`]);
   t.teardown(() => killQuietly(proxy.child.pid));
   // As JavaScript numbers these two ids are one; the Python server answers each with its exact id.

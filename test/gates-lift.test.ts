@@ -83,7 +83,7 @@ for (const generation of ['1.x', '2.x'] as const) {
     );
 
     const wrong = later(injectBefore('tool:stats', () => client.callTool({ name: 'stats', arguments: { label: 'y' } }), () => ({ count: 'not a number' })));
-    t.ok((await rejection(wrong)).message.length > 0, 'and the client really checks it: an object that breaks the outputSchema is refused');
+    t.match((await rejection(wrong)).message, /Structured content does not match the tool's output schema/, 'and the client really checks it: an object that breaks the outputSchema is refused');
 
     const shaped = { content: [{ type: 'text', text: 'shaped' }], isError: true };
     t.strictSame(

@@ -178,8 +178,12 @@ t.test('what the server started and which ignores SIGTERM is killed when the ses
 
 t.test('descendantsOf finds every process below a pid, and stillRunning tells a reused pid apart', async (t) => {
   const shell = spawn('sh', ['-c', 'sleep 30 & sleep 30 & wait'], { stdio: 'ignore' });
-  t.teardown(() => killQuietly(shell.pid));
   const root = shell.pid as number;
+  // The sleeps too, whatever fails on the way: killing the shell alone would leave them running.
+  t.teardown(() => {
+    signalMembers(descendantsOf(root), 'SIGKILL');
+    killQuietly(shell.pid);
+  });
   await waitFor(() => descendantsOf(root).length === 2, 5000, 'two sleeps under the shell');
   const below = descendantsOf(root);
   t.equal(below.length, 2, 'both children of the shell, and not the shell itself');

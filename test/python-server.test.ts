@@ -2,9 +2,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import t from 'tap';
-import { CLI, PROXY_FIXTURES } from './helpers/cli.js';
+import { CLI, hasPython, PROXY_FIXTURES } from './helpers/cli.js';
 
 t.test('python server through the proxy', async (t) => {
+  if (!hasPython(t)) return;
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'mcp-proxy', '--', 'python3', `${PROXY_FIXTURES}python-server.py`],

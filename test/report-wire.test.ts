@@ -205,7 +205,13 @@ async function capture(t: Test, attachFirst: boolean): Promise<string[]> {
 
 t.test('attached: the events of a session, byte for byte', async (t) => {
   const lines = await capture(t, true);
-  if (process.env.UPDATE_WIRE_SNAPSHOT === '1' || !existsSync(SNAPSHOT)) writeFileSync(SNAPSHOT, `${lines.join('\n')}\n`);
+  if (process.env.UPDATE_WIRE_SNAPSHOT === '1') {
+    // Rewriting the snapshot is a deliberate, local act: never on CI, where it would make this test pass by definition.
+    if (process.env.CI) return void t.fail('UPDATE_WIRE_SNAPSHOT=1 is refused with CI set: rewrite the snapshot locally and commit it');
+    writeFileSync(SNAPSHOT, `${lines.join('\n')}\n`);
+    t.comment(`rewrote ${SNAPSHOT}: review its diff before committing`);
+  }
+  if (!existsSync(SNAPSHOT)) return void t.fail(`${SNAPSHOT} is missing: run UPDATE_WIRE_SNAPSHOT=1 locally and commit it`);
   const expected = readFileSync(SNAPSHOT, 'utf8').split('\n').filter((line) => line !== '');
   t.equal(lines.length, expected.length, `${expected.length} events`);
   for (let i = 0; i < Math.max(lines.length, expected.length); i++) t.equal(lines[i], expected[i], `event ${i + 1}`);
@@ -215,6 +221,7 @@ t.test('detached, then attached: the same events, replayed from the buffer', asy
   // Both runs have ended by the time the debugger comes: nothing to reclaim,
   // the buffer is replayed as it was recorded.
   const lines = await capture(t, false);
+  if (!existsSync(SNAPSHOT)) return void t.fail(`${SNAPSHOT} is missing: run UPDATE_WIRE_SNAPSHOT=1 locally and commit it`);
   const expected = readFileSync(SNAPSHOT, 'utf8').split('\n').filter((line) => line !== '');
   t.same(lines, expected, 'everything, in order');
 });

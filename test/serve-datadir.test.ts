@@ -210,6 +210,7 @@ t.test('with 3 open logs at most, runs written in random order, finished, reclai
   await store.close();
   await new Promise((resolve) => setImmediate(resolve));
   if (HAS_PROC_FD) t.ok(most <= 3, `at most 3 log files open at once (saw ${most})`);
+  else void t.test('at most 3 log files open at once', { skip: 'needs /proc/self/fd to count them' }, () => {});
   t.ok(deleted.size > 0, `some runs were deleted (${deleted.size})`);
   t.same([...deleted].filter((id) => existsSync(join(dir, `${id}.jsonl`))), [], 'a deleted run leaves no file');
   t.same(feed.wrongLogs(dir), [], `all ${feed.logged.size} other logs hold every line once, in order`);

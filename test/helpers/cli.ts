@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams, type SpawnOptions } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams, type SpawnOptions } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
@@ -8,6 +8,17 @@ export const CLI = fileURLToPath(new URL('../../dist/cli/graphmind.js', import.m
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 /** Proxy fixtures. */
 export const PROXY_FIXTURES = fileURLToPath(new URL('../fixtures/mcp-proxy/', import.meta.url));
+
+/**
+ * True when `python3` runs here; otherwise fails `t` with one clear line
+ * (rather than with a timeout further on) and returns false.
+ */
+export function hasPython(t: { fail(message: string): void }): boolean {
+  const probe = spawnSync('python3', ['--version'], { stdio: 'ignore' });
+  if (probe.error === undefined && probe.status === 0) return true;
+  t.fail('python3 is not on PATH: the Python server fixture needs it (Debian: apt-get install -y python3)');
+  return false;
+}
 
 /** A running `graphmind mcp-proxy`, with its stdout and stderr collected. */
 export interface ProxyProcess {

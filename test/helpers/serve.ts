@@ -94,6 +94,7 @@ export async function startServe(args: readonly string[] = [], env: NodeJS.Proce
     await waitFor(() => exitedEarly || (match = LISTENING.exec(proc.stdout())) !== null, 15_000, 'the listening line');
   } catch (error) {
     proc.child.kill('SIGKILL');
+    if (fresh !== undefined) rmSync(fresh.root, { recursive: true, force: true });
     throw error;
   }
   if (match === null) {
