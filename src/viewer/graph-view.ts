@@ -1,12 +1,10 @@
 // The run's graph as an HTML tree: the session on top, its work nodes in a
 // grid below it, and the protocol card folded with a count of the calls
 // inside. Cards are kept per node and rebuilt only when what they show changes.
-import type { NodeStatus } from '../report/events.js';
+import type { Hold, NodeStatus } from '../report/events.js';
 import { clickable, el, setAttr } from './dom.js';
 import { isContainer, runEnded, shownState, type RunModel } from './run-model.js';
 import type { Store } from './store.js';
-
-const KIND_NAMES: Record<string, string> = { server: 'server', tool: 'tool', resource: 'resource', prompt: 'prompt', llm: 'llm', custom: 'protocol' };
 
 interface Card {
   el: HTMLElement;
@@ -21,7 +19,7 @@ export class GraphView {
   #shape = '';
 
   constructor(private readonly store: Store) {
-    this.element = el('div', { class: 'graph', attrs: { 'aria-label': 'graph' } });
+    this.element = el('div', { class: 'graph', attrs: { role: 'region', 'aria-label': 'graph' } });
   }
 
   render(): void {
@@ -71,8 +69,11 @@ export class GraphView {
     const container = isContainer(nodeId);
     const folded = container && !this.store.unfolded.has(nodeId);
     const inside = container ? run.callsInside(nodeId) : undefined;
-    const hold = this.store.holdOn(nodeId);
+    // A folded card stands for the nodes inside it: a hold or a breakpoint on one of them shows on the card.
+    const within = folded ? descendants(run, nodeId) : undefined;
+    const hold = this.store.holdOn(nodeId) ?? (within === undefined ? undefined : this.#holdWithin(within));
     const bp = this.store.breakpoints.nodes[nodeId];
+    const bpsInside = within === undefined ? 0 : within.filter((id) => this.store.breakpoints.nodes[id]?.before === true || this.store.breakpoints.nodes[id]?.after === true).length;
     const selected = this.store.selectedNodeId === nodeId;
     const sig = [
       shown,
@@ -83,6 +84,7 @@ export class GraphView {
       folded,
       inside === undefined ? '' : `${inside.calls}/${inside.errors}/${inside.open}`,
       hold === undefined ? '' : `${hold.holdId}:${hold.gate}`,
+      bpsInside,
       bp?.before === true,
       bp?.after === true,
       selected,
@@ -103,7 +105,7 @@ export class GraphView {
     const head = el(
       'div',
       { class: 'node-head' },
-      el('span', { class: 'kind', text: container ? 'protocol' : (KIND_NAMES[node.kind] ?? node.kind) }),
+      el('span', { class: 'kind', text: container ? 'protocol' : node.kind }),
       el('span', { class: `pill status-${status}${shown === 'unfinished' ? ' unfinished' : ''}`, text: node.kind === 'server' && shown === 'open' ? 'running' : shown }),
     );
     if (!container) head.appendChild(el('span', { class: 'count', text: `×${entry.instances.length}`, title: `${entry.instances.length} call(s)` }));
@@ -131,8 +133,12 @@ export class GraphView {
     const marks: HTMLElement[] = [];
     if (bp?.before === true) marks.push(el('span', { class: 'bp-mark', text: '◆ before', title: 'breakpoint before the request' }));
     if (bp?.after === true) marks.push(el('span', { class: 'bp-mark', text: '◆ after', title: 'breakpoint after the answer' }));
+    if (bpsInside > 0) marks.push(el('span', { class: 'bp-mark', text: `◆ ${bpsInside} inside`, title: `breakpoints on ${bpsInside} node(s) inside` }));
     if (marks.length > 0) card.appendChild(el('div', { class: 'bp-marks' }, ...marks));
-    if (hold !== undefined) card.appendChild(el('div', { class: 'held-badge', text: `HELD at ${hold.gate}` }));
+    if (hold !== undefined) {
+      const where = hold.nodeId === nodeId ? '' : ` · ${run.node(hold.nodeId)?.node.label || hold.nodeId}`;
+      card.appendChild(el('div', { class: 'held-badge', text: `HELD at ${hold.gate}${where}` }));
+    }
 
     if (cached !== undefined && cached.el.isConnected) {
       const focused = document.activeElement === cached.el;
@@ -142,4 +148,27 @@ export class GraphView {
     this.#cards.set(nodeId, { el: card, sig });
     return card;
   }
+
+  /** The oldest hold of the selected run on one of `nodeIds`. */
+  #holdWithin(nodeIds: readonly string[]): Hold | undefined {
+    const ids = new Set(nodeIds);
+    return this.store.holds.find((h) => h.runId === this.store.selectedRunId && ids.has(h.nodeId));
+  }
+}
+
+/** Every node below `nodeId` in the run's tree (a guard against cycles and depth). */
+function descendants(run: RunModel, nodeId: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>([nodeId]);
+  const walk = (id: string, depth: number): void => {
+    if (depth > 32) return;
+    for (const child of run.children.get(id) ?? []) {
+      if (seen.has(child)) continue;
+      seen.add(child);
+      out.push(child);
+      walk(child, depth + 1);
+    }
+  };
+  walk(nodeId, 0);
+  return out;
 }

@@ -130,10 +130,16 @@ export class HoldPanel {
     const inject = button('Inject…', () => this.openEditor(hold), 'btn', 'Answer with your own value');
     setAttr(inject, 'data-action', 'inject');
     inject.disabled = pending;
+    const resume = action('Continue', 'continue', 'btn primary', 'Let the frame go on unchanged');
+    if (oldest) {
+      // The shortcut is shown beside the name, not in it: the button is called "Continue".
+      resume.appendChild(el('kbd', { class: 'shortcut', text: ' (c)', attrs: { 'aria-hidden': 'true' } }));
+      setAttr(resume, 'aria-keyshortcuts', 'c');
+    }
     const actions = el(
       'div',
       { class: 'hold-actions' },
-      action(oldest ? 'Continue (c)' : 'Continue', 'continue', 'btn primary', 'Let the frame go on unchanged'),
+      resume,
       inject,
       hold.gate === 'before' ? null : action('Retry', 'retry', 'btn', 'Drop this answer and send the original request again'),
       action('Abort', 'abort', 'btn danger', hold.gate === 'before' ? 'Do not forward; answer the caller with an error' : 'Drop the answer and answer the caller with an error'),
@@ -146,7 +152,7 @@ export class HoldPanel {
     setAttr(since, 'data-since', hold.since);
     const card = el(
       'article',
-      { class: `hold gate-${hold.gate}` },
+      { class: `hold gate-${hold.gate}`, attrs: { 'aria-label': `${hold.method} held at the ${hold.gate} gate` } },
       el(
         'div',
         { class: 'hold-title' },

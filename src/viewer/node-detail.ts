@@ -29,8 +29,9 @@ export class NodeDetail {
           const held = this.store.holds.some((h) => h.runId === this.store.selectedRunId && h.instanceId === instance.instanceId);
           // The run's status is in it: an open call turns unfinished when the run ends, and back on a reclaim.
           const shown = shownState(instance.status, this.store.run);
-          const tick = shown === 'open' ? Math.floor(Date.now() / 1000) : 0;
-          return `${shown}|${instance.endedAt}|${this.store.expanded.has(instance.instanceId)}|${held}|${tick}`;
+          // No ticking time in it: an open call's duration is updated in place (see #tick), so that
+          // its folded JSON, a selection or "Show all" are not reset every second while it is looked at.
+          return `${shown}|${instance.endedAt}|${this.store.expanded.has(instance.instanceId)}|${held}`;
         },
         render: (instance, index) => this.#row(instance, index),
       },
@@ -75,7 +76,16 @@ export class NodeDetail {
     } else {
       this.#list.refresh();
     }
+    this.#tick();
     this.#shown = { run, nodeId: selectedNodeId, count: entry.instances.length, version: run.version };
+  }
+
+  /** The durations of the open calls on screen, brought up to now without redrawing their rows. */
+  #tick(): void {
+    for (const dur of this.#list.element.querySelectorAll<HTMLElement>('.inst-dur[data-open-since]')) {
+      const text = `open ${duration(span(dur.dataset.openSince as string, null))}`;
+      if (dur.textContent !== text) dur.textContent = text;
+    }
   }
 
   #renderHead(run: RunModel, nodeId: string): void {
@@ -136,7 +146,11 @@ export class NodeDetail {
       el('span', { class: 'inst-id', text: instance.instanceId }),
       el('span', { class: `pill status-${instance.status}${unfinished ? ' unfinished' : ''}`, text: shown }),
       // No ticking time for an unfinished call: it did not go on after the run ended.
-      el('span', { class: 'inst-dur', text: unfinished ? 'unfinished' : shown === 'open' ? `open ${duration(took)}` : duration(took) }),
+      el('span', {
+        class: 'inst-dur',
+        text: unfinished ? 'unfinished' : shown === 'open' ? `open ${duration(took)}` : duration(took),
+        attrs: shown === 'open' ? { 'data-open-since': instance.startedAt } : undefined,
+      }),
       el('span', { class: 'inst-time', text: clock(instance.startedAt) }),
       held === undefined ? null : el('span', { class: 'held-badge', text: `held · ${held.gate}` }),
       expanded ? null : el('span', { class: 'inst-preview', text: preview(instance.error !== undefined ? instance.error.message : instance.input, 200) }),

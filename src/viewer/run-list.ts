@@ -70,6 +70,8 @@ export class RunList {
       confirming ? 'Click again to delete this run' : 'Delete this run',
     );
     setAttr(del, 'data-action', 'delete');
+    // Its face is a symbol until it asks to be sure; its name says what it does.
+    setAttr(del, 'aria-label', confirming ? 'Delete this run? Click again to confirm' : 'Delete this run');
     const body = el(
       'div',
       { class: 'run-body' },
