@@ -4,7 +4,7 @@
 // protocol card; and a run with failures, an unanswered request, stdout noise
 // and stderr shows each the way a developer needs to see it.
 import t from 'tap';
-import { PROXY_FIXTURES, startProxy, waitFor } from './helpers/cli.js';
+import { CLI, PROXY_FIXTURES, startProxy, waitFor } from './helpers/cli.js';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { RunEvents, fakeReporter, runId, startServe, type ServeProcess } from './helpers/serve.js';
 import { NODES, computed, inPage, rowTexts, until } from './helpers/viewer.js';
@@ -29,6 +29,7 @@ t.test('the page goes from the empty state to a live session, and shows what hap
   t.match(recipe, /claude mcp add/, 'and how to add it to Claude Code');
   t.match(recipe, new RegExp(`--port ${server.port}`), 'with this server’s port, since it is not the default');
   t.match(recipe, /"mcpServers"/, 'and a config-file entry');
+  t.ok(recipe.includes(`node ${CLI} mcp-proxy --port ${server.port}`), 'naming this installation\'s own CLI, as the package is not on npm yet');
   await page.locator('.conn-live').waitFor();
   await inPage(page, 'window.__sameDocument = true');
 
@@ -130,6 +131,14 @@ t.test('the page goes from the empty state to a live session, and shows what hap
   t.notOk(rows.some((text) => text.includes('echo-server:')), 'nothing of the previous run is left in the timeline');
   t.ok(at(/echo handler: got hi/) >= 0 && at(/echo mcp_5/) >= 0, 'the log line and its request are both there');
   t.ok(at(/stdout noise "console\.log debugging \\"x\\""/) >= 0, 'stdout noise with its text quoted');
+  // In its node, a folded noise record previews the line it quotes, not the error that names such lines.
+  await page.locator('.node.container[data-node-id="mcp:protocol"]').click();
+  await page.locator('.node[data-node-id="mcp:stdout-noise"]').click();
+  const noiseHead = detail.locator('.inst[data-instance-id="mcp_4"] .inst-head');
+  await noiseHead.waitFor();
+  if ((await noiseHead.getAttribute('aria-expanded')) === 'true') await noiseHead.click();
+  t.equal(await detail.locator('.inst[data-instance-id="mcp_4"] .inst-preview').textContent(), '"console.log debugging \\"x\\""', 'the noise row previews its line');
+  await page.locator('.node.container[data-node-id="mcp:protocol"]').click();
   t.ok(at(/echo mcp_5/) < at(/echo handler: got hi/), 'the log line comes after its request');
   t.ok(at(/echo handler: got hi/) < at(/broken mcp_6/), 'and before the next one');
   t.ok(at(/broken mcp_6/) < at(/broken handler: TypeError/) && at(/broken handler: TypeError/) < at(/slow mcp_7/), 'each log line sits with its request');

@@ -7,6 +7,13 @@ import { COMMON_HEADERS, viewerCsp } from './security.js';
 
 /** Where the built viewer lives (`dist/viewer`). */
 export const VIEWER_DIR = fileURLToPath(new URL('../viewer/', import.meta.url));
+/** This installation's CLI (`dist/cli/graphmind.js`), for the recipe on the viewer's empty state. */
+const CLI_PATH = fileURLToPath(new URL('../cli/graphmind.js', import.meta.url));
+
+/** `text` made safe inside a double-quoted HTML attribute. */
+function attribute(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -38,8 +45,8 @@ function indexHtml(): string {
  * cached, and escaped for the attribute it sits in.
  */
 export function sendIndex(res: ServerResponse, token: string, port: number): void {
-  const escaped = token.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  const html = indexHtml().replace(TOKEN_SLOT, `<meta name="graphmind-token" content="${escaped}">`);
+  const meta = `<meta name="graphmind-token" content="${attribute(token)}"><meta name="graphmind-cli" content="${attribute(CLI_PATH)}">`;
+  const html = indexHtml().replace(TOKEN_SLOT, meta);
   res.writeHead(200, {
     ...COMMON_HEADERS,
     'content-type': 'text/html; charset=utf-8',

@@ -6,15 +6,29 @@ function code(text: string): HTMLElement {
   return el('pre', { class: 'recipe-code' }, el('code', { text }));
 }
 
+/**
+ * The CLI of the installation serving this page, as the server wrote it
+ * into the page: the package is run from a checkout until it is published,
+ * so the recipe names the file rather than `npx graphmind-ai`.
+ */
+function cliPath(): string {
+  const meta = document.querySelector('meta[name="graphmind-cli"]')?.getAttribute('content');
+  return meta !== null && meta !== undefined && meta !== '' ? meta : '/abs/path/to/graphmind-ai/dist/cli/graphmind.js';
+}
+
 /** The empty state, with the proxy recipe. */
 export function emptyState(): HTMLElement {
   const port = location.port === '' || location.port === '4747' ? '' : ` --port ${location.port}`;
+  const cli = cliPath();
+  // A path with a space in it is quoted for the shell lines.
+  const shellCli = /^[\w@%+=:,./-]+$/.test(cli) ? cli : `'${cli.replace(/'/g, "'\\''")}'`;
+  const proxy = `node ${shellCli} mcp-proxy${port}`;
   const config = JSON.stringify(
     {
       mcpServers: {
         'my-server': {
-          command: 'npx',
-          args: ['graphmind-ai', 'mcp-proxy', ...(port === '' ? [] : ['--port', location.port]), '--', 'node', '/abs/path/build/server.js'],
+          command: 'node',
+          args: [cli, 'mcp-proxy', ...(port === '' ? [] : ['--port', location.port]), '--', 'node', '/abs/path/build/server.js'],
         },
       },
     },
@@ -30,12 +44,12 @@ export function emptyState(): HTMLElement {
       el('li', {},
         el('strong', { text: 'Wrap your server command. ' }),
         'Whatever command your host runs today, put the proxy in front of it:',
-        code(`# before\nnode build/server.js\n\n# after\nnpx graphmind-ai mcp-proxy${port} -- node build/server.js`),
+        code(`# before\nnode build/server.js\n\n# after\n${proxy} -- node build/server.js`),
       ),
       el('li', {},
         el('strong', { text: 'Point your host at the proxy. ' }),
         'Claude Code:',
-        code(`claude mcp add my-server -- npx graphmind-ai mcp-proxy${port} -- node /abs/path/build/server.js`),
+        code(`claude mcp add my-server -- ${proxy} -- node /abs/path/build/server.js`),
         'Or in a config file (use absolute paths: the host does not start it in your project directory):',
         code(config),
       ),
@@ -44,7 +58,8 @@ export function emptyState(): HTMLElement {
         'The session appears here as it happens. Click a node to see its calls; set a breakpoint to hold the next one.',
       ),
     ),
-    el('p', { class: 'muted' }, 'No host handy? ', el('code', { text: `graphmind mcp-proxy --trace${port} -- <command>` }), ' prints one line per frame on stderr. To try it on a server you did not write:'),
-    code(`claude mcp add everything-debug -- npx -y graphmind-ai mcp-proxy${port} -- npx -y @modelcontextprotocol/server-everything`),
+    el('p', { class: 'muted' }, 'With ', el('code', { text: 'graphmind' }), ' on your PATH (', el('code', { text: 'npm link' }), ' in the checkout), ', el('code', { text: `graphmind mcp-proxy${port} -- …` }), ' does the same; once the package is on npm, so will ', el('code', { text: `npx graphmind-ai mcp-proxy${port} -- …` }), '.'),
+    el('p', { class: 'muted' }, 'No host handy? ', el('code', { text: `${proxy} --trace -- <command>` }), ' prints one line per frame on stderr. To try it on a server you did not write:'),
+    code(`claude mcp add everything-debug -- ${proxy} -- npx -y @modelcontextprotocol/server-everything`),
   );
 }

@@ -153,7 +153,8 @@ export class NodeDetail {
       }),
       el('span', { class: 'inst-time', text: clock(instance.startedAt) }),
       held === undefined ? null : el('span', { class: 'held-badge', text: `held · ${held.gate}` }),
-      expanded ? null : el('span', { class: 'inst-preview', text: preview(instance.error !== undefined ? instance.error.message : instance.input, 200) }),
+      // A stdout-noise record is its quoted line; its error only says what such a line is.
+      expanded ? null : el('span', { class: 'inst-preview', text: preview(instance.error !== undefined && instance.nodeId !== STDOUT_NOISE_NODE_ID ? instance.error.message : instance.input, 200) }),
     );
     clickable(head, () => this.store.toggleExpanded(instance.instanceId));
     setAttr(head, 'aria-expanded', String(expanded));
