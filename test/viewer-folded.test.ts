@@ -114,6 +114,8 @@ t.test('a breakpoint by node id, for a node no run has shown yet; the delete but
   reporter.send([run.started('named-server', {}, 'mcp-proxy'), run.next({ type: 'run.finished', status: 'ok' })]);
   const item = page.locator(`.run[data-run-id="${run.runId}"]`);
   await item.waitFor();
+  t.equal(await page.getByRole('listitem').filter({ hasText: 'named-server' }).count(), 1, 'a run is a list item');
+  t.equal(await item.getByRole('button', { name: 'named-server (ok)' }).count(), 1, 'holding a button named for the run, beside (not around) its delete button');
   const del = item.getByRole('button', { name: 'Delete this run' });
   t.equal(await del.count(), 1, 'the × button is named Delete this run');
   await del.click();

@@ -92,7 +92,9 @@ t.test('the page goes from the empty state to a live session, and shows what hap
   ]);
 
   const broken = page.locator('.node[data-node-id="tool:broken"]');
-  await broken.waitFor({ timeout: 10_000 });
+  // The live feed may draw the batch in more than one frame: wait for its last event, then for the failure.
+  await page.locator('.node[data-node-id="tool:slow"]').waitFor({ timeout: 10_000 });
+  await page.locator('.node[data-node-id="tool:broken"][data-status="error"]').waitFor({ timeout: 10_000 }).catch(() => {});
   t.equal(await broken.getAttribute('data-status'), 'error', 'the failed tool is in error');
   const red = await computed(broken, 'border-left-color');
   t.equal(red, 'rgb(220, 38, 38)', 'and drawn red');

@@ -82,9 +82,16 @@ export class RunList {
     setAttr(li, 'data-run-id', run.runId);
     setAttr(li, 'data-status', run.status);
     if (selected) setAttr(li, 'aria-current', 'true');
-    clickable(li, () => {
+    const choose = (): void => {
       this.#confirming = null;
       void this.store.selectRun(run.runId, true);
+    };
+    // The item stays a list item; what selects the run is its body, a button
+    // beside the delete button (not one button inside another).
+    clickable(body, choose);
+    setAttr(body, 'aria-label', `${run.name} (${run.status})`);
+    li.addEventListener('click', (event) => {
+      if (event.target === li) choose();
     });
     return li;
   }
