@@ -179,13 +179,16 @@ t.test('what the server started and which ignores SIGTERM is killed when the ses
 t.test('descendantsOf finds every process below a pid, and stillRunning tells a reused pid apart', async (t) => {
   const shell = spawn('sh', ['-c', 'sleep 30 & sleep 30 & wait'], { stdio: 'ignore' });
   const root = shell.pid as number;
-  // The sleeps too, whatever fails on the way: killing the shell alone would leave them running.
+  // The sleeps too, whatever fails on the way (killing the shell alone would
+  // leave them running), known by their start times: by teardown the shell's
+  // pid may be somebody else's.
+  let members: ReturnType<typeof descendantsOf> = [];
   t.teardown(() => {
-    signalMembers(descendantsOf(root), 'SIGKILL');
-    killQuietly(shell.pid);
+    signalMembers(members.filter((member) => stillRunning(member)), 'SIGKILL');
+    if (shell.exitCode === null && shell.signalCode === null) killQuietly(shell.pid);
   });
-  await waitFor(() => descendantsOf(root).length === 2, 5000, 'two sleeps under the shell');
-  const below = descendantsOf(root);
+  await waitFor(() => (members = descendantsOf(root)).length === 2, 5000, 'two sleeps under the shell');
+  const below = members;
   t.equal(below.length, 2, 'both children of the shell, and not the shell itself');
   t.ok(below.every((member) => member.pid !== root && running(member.pid)), 'each one running');
   t.ok(below.every((member) => stillRunning(member)), 'and known by its start time');

@@ -124,16 +124,19 @@ t.test('the token file and the data dir', async (t) => {
   t.equal((await api(third.port, third.token, 'GET', '/api/health')).status, 200);
 });
 
-t.test('a shared (sticky) data dir keeps its permissions; the token file is still 0600', async (t) => {
+t.test('a shared (sticky) data dir is refused with one line, and left as it was', async (t) => {
   const { root, dataDir: shared } = freshDataDir();
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   mkdirSync(shared);
   chmodSync(shared, 0o1777);
-  const started = await startServe([], {}, { dataDir: shared });
-  t.teardown(() => started.stop());
+  const refused = await serveFailure(['--port', '0', '--data-dir', shared]);
+  t.equal(refused.code, 1, 'exit code 1');
+  const lines = refused.stderr.split('\n').filter((line) => line !== '');
+  t.equal(lines.length, 1, 'one line');
+  t.match(lines[0], /^graphmind: the data directory .* is shared \(sticky\) or another user's; give one of your own/, 'saying why, and what to do');
   t.equal(statSync(shared).mode & 0o7777, 0o1777, 'a directory like /tmp is not locked to this user');
-  t.equal(statSync(`${shared}/token`).mode & 0o777, 0o600, 'the token file is private anyway');
-  t.equal(statSync(`${shared}/runs`).mode & 0o777, 0o700, 'and so is the runs directory');
+  t.notOk(existsSync(`${shared}/token`), 'no token written there');
+  t.notOk(existsSync(`${shared}/runs`), 'nor any runs');
 });
 
 t.test('GRAPHMIND_TOKEN wins and no token file is written', async (t) => {

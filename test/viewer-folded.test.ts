@@ -75,6 +75,8 @@ t.test("an open call's detail keeps its folds while its duration ticks", async (
   const input = row.locator('details').first();
   await input.waitFor();
   const open = await input.evaluate((d) => (d as unknown as { open: boolean }).open);
+  // This very element, to ask later whether it is still in the page (a locator would find its replacement).
+  const element = await input.elementHandle();
   await input.locator('summary .json-label').click();
   t.equal(await input.evaluate((d) => (d as unknown as { open: boolean }).open), !open, 'the input block was toggled');
   const before = await row.locator('.inst-dur').textContent();
@@ -83,7 +85,7 @@ t.test("an open call's detail keeps its folds while its duration ticks", async (
   t.not(after, before, `the open call's duration went on (${before} → ${after})`);
   t.match(after ?? '', /^open /);
   t.equal(await input.evaluate((d) => (d as unknown as { open: boolean }).open), !open, 'and the block is still as the user left it');
-  t.equal(await input.evaluate((d) => d.isConnected), true, 'the same element: the row was not redrawn');
+  t.equal(await element?.evaluate((d) => d.isConnected), true, 'the same element: the row was not redrawn');
   t.same(realProblems(problems, (text) => t.comment(text)), [], 'no console errors');
 });
 
@@ -106,6 +108,8 @@ t.test('a breakpoint by node id, for a node no run has shown yet; the delete but
   );
   t.equal(await form.getByRole('textbox', { name: 'node id' }).inputValue(), '', 'the field is emptied for the next one');
   await form.getByRole('button', { name: 'Add breakpoint' }).click();
+  t.equal(await form.getByRole('textbox', { name: 'node id' }).evaluate((input) => input === input.ownerDocument.activeElement), true, 'an empty id: the field gets the focus back');
+  await page.waitForTimeout(300);
   t.equal(Object.keys(((await api(server.port, server.token, 'GET', '/api/breakpoints')).json as { nodes: object }).nodes).length, 2, 'an empty id adds nothing');
   await api(server.port, server.token, 'PUT', '/api/breakpoints', { pauseOnError: true, nodes: {} });
 
@@ -115,7 +119,10 @@ t.test('a breakpoint by node id, for a node no run has shown yet; the delete but
   const item = page.locator(`.run[data-run-id="${run.runId}"]`);
   await item.waitFor();
   t.equal(await page.getByRole('listitem').filter({ hasText: 'named-server' }).count(), 1, 'a run is a list item');
-  t.equal(await item.getByRole('button', { name: 'named-server (ok)' }).count(), 1, 'holding a button named for the run, beside (not around) its delete button');
+  const choose = item.getByRole('button', { name: 'named-server', exact: true });
+  t.equal(await choose.count(), 1, 'holding a button named for the run, beside (not around) its delete button');
+  const facts = await choose.getAttribute('aria-describedby');
+  t.match(await page.locator(`[id="${facts ?? ''}"]`).textContent(), /^okmcp-proxy/, 'described by its status, source and the rest');
   const del = item.getByRole('button', { name: 'Delete this run' });
   t.equal(await del.count(), 1, 'the × button is named Delete this run');
   await del.click();

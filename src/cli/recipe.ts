@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { DEFAULT_PORT } from '../report/config.js';
+import { shellWord } from './shell-word.js';
 
 function cliPath(): string {
   const script = process.argv[1] ?? 'graphmind';
@@ -37,7 +38,7 @@ export function proxyRecipe(port = DEFAULT_PORT): string {
     '',
     'Claude Code:',
     '',
-    `  claude mcp add my-server-debug -- node ${cli} ${proxy} -- node /abs/path/to/your/server.js`,
+    `  claude mcp add my-server-debug -- node ${shellWord(cli)} ${proxy} -- node /abs/path/to/your/server.js`,
     '',
     'Any MCP client config file (absolute paths: the host does not start it in your project directory):',
     '',

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { isWholeFrame } from '../gates/lift.js';
 import { DeferredValue, JsonSlice } from '../report/deferred.js';
 import type { GatePoint, InstanceError, NodeDeclaration } from '../report/events.js';
-import { HIDDEN, hiddenRpcError, redactCommandLine, type HideSettings } from '../report/hide.js';
+import { HIDDEN, redactCommandLine, type HideSettings } from '../report/hide.js';
 import { IdSequence } from '../report/id-sequence.js';
 import type { Reporter } from '../report/reporter.js';
 import { messageOf, type Direction, type Frame, type JsonRpcMessage } from '../streams/frame.js';
@@ -79,10 +79,10 @@ const HIDDEN_RPC_ERROR = 'the server answered with a JSON-RPC error (message hid
 
 /**
  * The recorded error of a JSON-RPC error answer, from its `error` member;
- * with `hide`, only its code (see {@link hiddenRpcError}).
+ * with `hide`, only its code (as `hiddenRpcError` in report/hide.ts keeps of a held one).
  */
 function rpcError(rpc: { code?: unknown; message?: unknown; data?: unknown }, hide = false): InstanceError {
-  if (hide) return { name: 'JsonRpcError', message: HIDDEN_RPC_ERROR, code: hiddenRpcError(rpc).code };
+  if (hide) return { name: 'JsonRpcError', message: HIDDEN_RPC_ERROR, code: typeof rpc.code === 'number' ? rpc.code : undefined };
   return { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code: typeof rpc.code === 'number' ? rpc.code : undefined, data: rpc.data };
 }
 

@@ -16,7 +16,7 @@ import type { TextSink } from './stderr-sink.js';
 
 /** The JSON-RPC error code a client receives when a call is aborted in the debugger. */
 export const ABORT_CODE = -32099;
-/** How long `--wait-for-attach` holds the first frame for a debugger. */
+/** How long `--wait-for-attach` delays the first frame for a debugger (a wait, not a hold). */
 export const WAIT_FOR_ATTACH_MS = 3000;
 
 /** Options for {@link WireGate}. */
@@ -24,7 +24,7 @@ export interface WireGateOptions {
   reporter: Reporter;
   recorder: GraphRecorder;
   sink: TextSink;
-  /** Hold the first frame until the debugger attaches. */
+  /** Delay the first frame until the debugger attaches (up to {@link WAIT_FOR_ATTACH_MS}). */
   waitForAttach: boolean;
   /** Tools polled on purpose (`GRAPHMIND_LOOP_ALLOW`). */
   loopAllow: readonly string[];
@@ -53,7 +53,11 @@ function heldFrame(frame: Frame, call: Frame, hide: HideSettings): unknown {
   if (!hidden) return message ?? frame.raw.toString('utf8');
   if (message === undefined) return HIDDEN;
   if (isCall) return { ...message, params: HIDDEN };
-  return 'error' in message ? { ...message, error: hiddenRpcError(message.error) } : { ...message, result: HIDDEN };
+  // A buggy answer may carry both: each is hidden, as the record hides them.
+  const shown: Record<string, unknown> = { ...message };
+  if ('result' in message) shown.result = HIDDEN;
+  if ('error' in message) shown.error = hiddenRpcError(message.error);
+  return shown;
 }
 
 /**
@@ -98,7 +102,7 @@ function abortBytes(request: Frame): Buffer {
 
 /**
  * The proxy's gate: decides which frames hold (breakpoints, the error gate,
- * the loop hold, `--wait-for-attach`), reports holds to the debugger, and
+ * the loop hold; `--wait-for-attach` only delays the first frame), reports holds to the debugger, and
  * carries out the decision on the wire:
  *
  * | | held request or notification (before) | held response (after / error) |

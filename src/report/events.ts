@@ -108,7 +108,7 @@ export interface Hold {
   frame: unknown;
   /** ISO 8601. */
   since: string;
-  /** Why it holds: `breakpoint`, `error` (the error gate), `loop` (the loop hold) or `attach`. */
+  /** Why it holds: `breakpoint`, `error` (the error gate) or `loop` (the loop hold). */
   reason?: string;
 }
 

@@ -111,3 +111,8 @@ export function presentedToken(req: IncomingMessage, url: URL, allowQuery: boole
   }
   return undefined;
 }
+
+/** Paths that ask for the token before anything else, routed or not: the API and the reporters' ingest. */
+export function needsToken(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/') || path === '/ingest';
+}

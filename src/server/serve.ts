@@ -10,7 +10,7 @@ import { ReporterConnection } from './ingest.js';
 import { LiveFeed } from './live-feed.js';
 import { handleApi } from './rest-api.js';
 import { RunStore } from './run-store.js';
-import { API_CSP, COMMON_HEADERS, LOOPBACK_HOSTS, presentedToken, requestAllowed, tokenMatches } from './security.js';
+import { API_CSP, COMMON_HEADERS, LOOPBACK_HOSTS, needsToken, presentedToken, requestAllowed, tokenMatches } from './security.js';
 import { prepareToken } from './token-file.js';
 import { sendAsset, sendIndex } from './viewer-files.js';
 
@@ -212,19 +212,15 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     const url = targetUrl(req);
     if (url === undefined) return sendError(res, 400, 'bad request');
     const path = url.pathname;
-    if (path === '/api' || path.startsWith('/api/')) {
-      if (!tokenMatches(presentedToken(req, url, false), token)) return sendError(res, 401, 'unauthorized');
-      // The live feed is a WebSocket, as /ingest is: a plain request is told so.
-      if (path === '/api/live') return sendError(res, 426, 'upgrade required', { upgrade: 'websocket' });
+    if (needsToken(path)) {
+      // `?token=` is taken only on /ingest, as on a WebSocket URL; the REST API wants the header.
+      if (!tokenMatches(presentedToken(req, url, path === '/ingest'), token)) return sendError(res, 401, 'unauthorized');
+      // The live feed and /ingest are WebSockets: a plain request (with the token) is told so.
+      if (path === '/api/live' || path === '/ingest') return sendError(res, 426, 'upgrade required', { upgrade: 'websocket' });
       handleApi(req, res, path, apiContext).catch(() => {
         if (!res.headersSent) sendError(res, 500, 'internal error');
       });
       return;
-    }
-    if (path === '/ingest') {
-      // Only a WebSocket upgrade is served here, and even asking needs the token.
-      if (!tokenMatches(presentedToken(req, url, true), token)) return sendError(res, 401, 'unauthorized');
-      return sendError(res, 426, 'upgrade required', { upgrade: 'websocket' });
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(res, 'GET, HEAD');
     if (path === '/' || path === '/index.html') return sendIndex(res, token, port);
@@ -238,9 +234,7 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     if (url === undefined) return reject(socket, 400);
     const path = url.pathname;
     // As for a plain request: anything under /api (and /ingest) asks for the token before it is routed.
-    if ((path === '/api' || path.startsWith('/api/') || path === '/ingest') && !tokenMatches(presentedToken(req, url, true), token)) {
-      return reject(socket, 401);
-    }
+    if (needsToken(path) && !tokenMatches(presentedToken(req, url, true), token)) return reject(socket, 401);
     const target = path === '/ingest' ? ingestServer : path === '/api/live' ? liveServer : undefined;
     if (target === undefined) return reject(socket, 404);
     target.handleUpgrade(req, socket, head, (ws) => {

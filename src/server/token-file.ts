@@ -17,13 +17,17 @@ function ownPrivateDir(dir: string): boolean {
  * The file holds the token alone, with no newline, so that it can be used
  * as read.
  *
- * An existing directory is made 0700 only when it is this user's own and
- * not a shared one (sticky, as /tmp is): `--data-dir /tmp` must not lock
- * everybody else out of /tmp. The token file is 0600 either way.
+ * An existing directory of this user's is made 0700. A shared one (sticky,
+ * as /tmp is) or another user's is refused with one line: chmod'ing /tmp
+ * would lock everybody else out of it, and in a directory others can write
+ * to, they could put a `token` or a `runs/` there first.
  */
 export function prepareToken(dataDir: string, env: NodeJS.ProcessEnv = process.env): { token: string; file: string | null } {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  if (ownPrivateDir(dataDir)) chmodSync(dataDir, 0o700);
+  if (!ownPrivateDir(dataDir)) {
+    throw new Error(`the data directory ${dataDir} is shared (sticky) or another user's; give one of your own (--data-dir or GRAPHMIND_DATA_DIR), such as ${dataDir.replace(/[\\/]+$/, '')}/graphmind`);
+  }
+  chmodSync(dataDir, 0o700);
   const fromEnv = env.GRAPHMIND_TOKEN;
   if (fromEnv !== undefined && fromEnv !== '') {
     // A token file from an earlier start would now be wrong: remove it.

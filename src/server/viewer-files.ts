@@ -46,7 +46,8 @@ function indexHtml(): string {
  */
 export function sendIndex(res: ServerResponse, token: string, port: number): void {
   const meta = `<meta name="graphmind-token" content="${attribute(token)}"><meta name="graphmind-cli" content="${attribute(CLI_PATH)}">`;
-  const html = indexHtml().replace(TOKEN_SLOT, meta);
+  // A function, so that a `$` in the path or the token is not read as a replacement pattern.
+  const html = indexHtml().replace(TOKEN_SLOT, () => meta);
   res.writeHead(200, {
     ...COMMON_HEADERS,
     'content-type': 'text/html; charset=utf-8',

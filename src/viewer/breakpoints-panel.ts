@@ -48,8 +48,9 @@ export class BreakpointsPanel {
         nodeId.focus();
         return;
       }
-      void this.store.setBreakpoint(id, gate.value === 'after' ? 'after' : 'before', true).then(() => {
-        nodeId.value = '';
+      void this.store.setBreakpoint(id, gate.value === 'after' ? 'after' : 'before', true).then((saved) => {
+        // Refused (the notice says why): the id stays, to be mended.
+        if (saved) nodeId.value = '';
       });
     });
     return form;

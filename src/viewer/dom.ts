@@ -90,3 +90,16 @@ export function clickable(element: HTMLElement, onActivate: (event: Event) => vo
     }
   });
 }
+
+/**
+ * Times that run on (a run's duration, how long a frame has been held, an
+ * open call's): every element under `root` with `attribute` (an ISO start)
+ * gets `text(ms since then)`, in place, so nothing around it is redrawn.
+ */
+export function tickTimes(root: ParentNode, attribute: string, text: (ms: number) => string): void {
+  for (const node of root.querySelectorAll<HTMLElement>(`[${attribute}]`)) {
+    const start = Date.parse(node.getAttribute(attribute) ?? '');
+    const next = text(Date.now() - start);
+    if (node.textContent !== next) node.textContent = next;
+  }
+}

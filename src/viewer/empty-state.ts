@@ -1,5 +1,6 @@
 // What a first-time user sees before any run: how to put the proxy between
 // their MCP host and their server.
+import { shellWord } from '../cli/shell-word.js';
 import { el } from './dom.js';
 
 function code(text: string): HTMLElement {
@@ -21,8 +22,7 @@ export function emptyState(): HTMLElement {
   const port = location.port === '' || location.port === '4747' ? '' : ` --port ${location.port}`;
   const cli = cliPath();
   // A path with a space in it is quoted for the shell lines.
-  const shellCli = /^[\w@%+=:,./-]+$/.test(cli) ? cli : `'${cli.replace(/'/g, "'\\''")}'`;
-  const proxy = `node ${shellCli} mcp-proxy${port}`;
+  const proxy = `node ${shellWord(cli)} mcp-proxy${port}`;
   const config = JSON.stringify(
     {
       mcpServers: {

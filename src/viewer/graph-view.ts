@@ -70,7 +70,7 @@ export class GraphView {
     const folded = container && !this.store.unfolded.has(nodeId);
     const inside = container ? run.callsInside(nodeId) : undefined;
     // A folded card stands for the nodes inside it: a hold or a breakpoint on one of them shows on the card.
-    const within = folded ? descendants(run, nodeId) : undefined;
+    const within = folded ? run.descendants(nodeId) : undefined;
     const hold = this.store.holdOn(nodeId) ?? (within === undefined ? undefined : this.#holdWithin(within));
     const bp = this.store.breakpoints.nodes[nodeId];
     const bpsInside = within === undefined ? 0 : within.filter((id) => this.store.breakpoints.nodes[id]?.before === true || this.store.breakpoints.nodes[id]?.after === true).length;
@@ -154,21 +154,4 @@ export class GraphView {
     const ids = new Set(nodeIds);
     return this.store.holds.find((h) => h.runId === this.store.selectedRunId && ids.has(h.nodeId));
   }
-}
-
-/** Every node below `nodeId` in the run's tree (a guard against cycles and depth). */
-function descendants(run: RunModel, nodeId: string): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>([nodeId]);
-  const walk = (id: string, depth: number): void => {
-    if (depth > 32) return;
-    for (const child of run.children.get(id) ?? []) {
-      if (seen.has(child)) continue;
-      seen.add(child);
-      out.push(child);
-      walk(child, depth + 1);
-    }
-  };
-  walk(nodeId, 0);
-  return out;
 }

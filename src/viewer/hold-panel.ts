@@ -2,7 +2,7 @@
 // Continue, Inject…, Retry (at an answer: re-send the request) and Abort.
 import type { Hold, HoldAction } from '../report/events.js';
 import { ApiError, api } from './api.js';
-import { button, el, setAttr, setChildren } from './dom.js';
+import { button, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { clock, duration, span } from './format.js';
 import { openInjectEditor, type EditorHandle } from './inject-editor.js';
 import { jsonBlock } from './json-view.js';
@@ -64,9 +64,7 @@ export class HoldPanel {
 
   /** Update the "held for" times. */
   tick(): void {
-    for (const node of this.element.querySelectorAll<HTMLElement>('[data-since]')) {
-      node.textContent = `held for ${duration(span(node.dataset.since ?? '', null))}`;
-    }
+    tickTimes(this.element, 'data-since', (ms) => `held for ${duration(ms)}`);
   }
 
   /** Continue the oldest hold (the keyboard shortcut). */

@@ -2,7 +2,7 @@
 // status, duration, and input / output / error as collapsible pretty JSON.
 // The list is virtualised: a node with thousands of calls draws only what is in view.
 import type { Instance } from '../report/events.js';
-import { button, clickable, el, setAttr, setChildren } from './dom.js';
+import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { clock, duration, preview, span } from './format.js';
 import { jsonBlock } from './json-view.js';
 import { STDOUT_NOISE_NODE_ID, SESSION_NODE_ID, isContainer, runEnded, shownState, type RunModel } from './run-model.js';
@@ -82,10 +82,7 @@ export class NodeDetail {
 
   /** The durations of the open calls on screen, brought up to now without redrawing their rows. */
   #tick(): void {
-    for (const dur of this.#list.element.querySelectorAll<HTMLElement>('.inst-dur[data-open-since]')) {
-      const text = `open ${duration(span(dur.dataset.openSince as string, null))}`;
-      if (dur.textContent !== text) dur.textContent = text;
-    }
+    tickTimes(this.#list.element, 'data-open-since', (ms) => `open ${duration(ms)}`);
   }
 
   #renderHead(run: RunModel, nodeId: string): void {

@@ -2,7 +2,7 @@
 // duration; a filter by status; a run can be deleted (two clicks).
 import type { RunSummary } from '../report/events.js';
 import { api } from './api.js';
-import { button, clickable, el, setAttr, setChildren } from './dom.js';
+import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { duration, span, when } from './format.js';
 import type { RunFilter, Store } from './store.js';
 
@@ -44,9 +44,7 @@ export class RunList {
 
   /** Update the durations of running runs (once a second). */
   tick(): void {
-    for (const node of this.#list.querySelectorAll<HTMLElement>('[data-running-since]')) {
-      node.textContent = duration(span(node.dataset.runningSince ?? '', null));
-    }
+    tickTimes(this.#list, 'data-running-since', duration);
   }
 
   #item(run: RunSummary): HTMLElement {
@@ -72,16 +70,19 @@ export class RunList {
     setAttr(del, 'data-action', 'delete');
     // Its face is a symbol until it asks to be sure; its name says what it does.
     setAttr(del, 'aria-label', confirming ? 'Delete this run? Click again to confirm' : 'Delete this run');
+    // Named by the run's name, described by its status, source, start and duration.
+    const nameId = `run-name-${run.runId}`;
+    const factsId = `run-facts-${run.runId}`;
     const body = el(
       'div',
       { class: 'run-body' },
-      el('div', { class: 'run-line' }, el('span', { class: `dot status-${run.status}`, title: run.status }), el('span', { class: 'run-name', text: run.name, title: run.name })),
-      el('div', { class: 'run-line muted' }, el('span', { class: 'run-status', text: run.status }), el('span', { text: run.source }), el('span', { text: when(run.startedAt) }), took),
+      el('div', { class: 'run-line' }, el('span', { class: `dot status-${run.status}`, title: run.status }), el('span', { class: 'run-name', text: run.name, title: run.name, attrs: { id: nameId } })),
+      el('div', { class: 'run-line muted', attrs: { id: factsId } }, el('span', { class: 'run-status', text: run.status }), el('span', { text: run.source }), el('span', { text: when(run.startedAt) }), took),
     );
     const li = el('li', { class: `run status-${run.status}${selected ? ' selected' : ''}` }, body, del);
     setAttr(li, 'data-run-id', run.runId);
     setAttr(li, 'data-status', run.status);
-    if (selected) setAttr(li, 'aria-current', 'true');
+    if (selected) setAttr(body, 'aria-current', 'true');
     const choose = (): void => {
       this.#confirming = null;
       void this.store.selectRun(run.runId, true);
@@ -89,7 +90,8 @@ export class RunList {
     // The item stays a list item; what selects the run is its body, a button
     // beside the delete button (not one button inside another).
     clickable(body, choose);
-    setAttr(body, 'aria-label', `${run.name} (${run.status})`);
+    setAttr(body, 'aria-labelledby', nameId);
+    setAttr(body, 'aria-describedby', factsId);
     li.addEventListener('click', (event) => {
       if (event.target === li) choose();
     });

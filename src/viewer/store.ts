@@ -362,21 +362,25 @@ export class Store {
   }
 
   /** Replace the breakpoints on the server; the live feed confirms to every tab. */
-  async putBreakpoints(next: Breakpoints): Promise<void> {
+  /** Replace the breakpoints on the server; resolves false (with a notice) when it refused them. */
+  async putBreakpoints(next: Breakpoints): Promise<boolean> {
     const previous = this.breakpoints;
     this.breakpoints = next;
     this.mark(Dirty.Breakpoints);
+    let saved = true;
     try {
       this.breakpoints = await api.putBreakpoints(next);
     } catch (error) {
+      saved = false;
       this.breakpoints = previous;
       this.notify(`Could not save breakpoints: ${error instanceof Error ? error.message : 'error'}`);
     }
     this.mark(Dirty.Breakpoints);
+    return saved;
   }
 
   /** Set or clear one gate of a node's breakpoint. */
-  setBreakpoint(nodeId: string, gate: 'before' | 'after', on: boolean): Promise<void> {
+  setBreakpoint(nodeId: string, gate: 'before' | 'after', on: boolean): Promise<boolean> {
     const nodes: Breakpoints['nodes'] = {};
     for (const [id, entry] of Object.entries(this.breakpoints.nodes)) nodes[id] = { ...entry };
     const entry = { ...(nodes[nodeId] ?? {}) };
@@ -387,13 +391,13 @@ export class Store {
     return this.putBreakpoints({ pauseOnError: this.breakpoints.pauseOnError, nodes });
   }
 
-  clearBreakpoints(nodeId?: string): Promise<void> {
+  clearBreakpoints(nodeId?: string): Promise<boolean> {
     const nodes: Breakpoints['nodes'] = {};
     if (nodeId !== undefined) for (const [id, entry] of Object.entries(this.breakpoints.nodes)) if (id !== nodeId) nodes[id] = { ...entry };
     return this.putBreakpoints({ pauseOnError: this.breakpoints.pauseOnError, nodes });
   }
 
-  setPauseOnError(on: boolean): Promise<void> {
+  setPauseOnError(on: boolean): Promise<boolean> {
     return this.putBreakpoints({ pauseOnError: on, nodes: this.breakpoints.nodes });
   }
 
