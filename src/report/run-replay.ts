@@ -6,6 +6,7 @@
  * @module
  */
 import type { GraphNode, Instance, InstanceError, LogLine, NodeDeclaration, NodeStatus, RunEvent, RunSummary } from './events.js';
+import { InstanceIndex } from './instance-index.js';
 
 /** A node with its executions and their counts. */
 export interface NodeEntry {
@@ -85,7 +86,7 @@ export class RunReplay {
   readonly nodes = new Map<string, NodeEntry>();
   /** Every execution, in start order. */
   readonly instances: Instance[] = [];
-  readonly byId = new Map<string, Instance>();
+  readonly byId = new InstanceIndex<Instance>();
   readonly logs: LogLine[] = [];
 
   constructor(summary: RunSummary) {
