@@ -43,6 +43,21 @@ t.test('a hold inside the folded protocol card shows on the card, with its gate 
   t.match((await card.locator('.held-badge').textContent()) ?? '', /^HELD at before · initialize$/, 'the folded card is held: its gate, and which node inside');
   t.match(await card.getAttribute('class'), /folded/, 'still folded: the card says it without unfolding');
 
+  // The inject dialog keeps the keyboard while open, and gives the focus back when it closes.
+  const inject = page.getByRole('button', { name: 'Inject…' });
+  await inject.click();
+  const dialog = page.getByRole('dialog', { name: 'Inject a value' });
+  await dialog.waitFor();
+  t.equal(await dialog.locator('textarea:focus').count(), 1, 'the editor has the focus');
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Tab');
+  t.equal(await dialog.locator(':focus').count(), 1, 'Tab goes round the dialog, never behind it');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  t.equal(await dialog.locator(':focus').count(), 1, 'and so does Shift+Tab');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  t.equal(await page.locator('button[data-action="inject"]:focus').count(), 1, 'Esc closes it, and the focus is back on Inject…');
+
   const resume = page.getByRole('button', { name: 'Continue', exact: true });
   t.equal(await resume.count(), 1, 'the oldest hold has a button named Continue');
   t.equal(await resume.getAttribute('aria-keyshortcuts'), 'c', 'whose shortcut is c');

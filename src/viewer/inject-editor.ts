@@ -46,12 +46,15 @@ export function openInjectEditor(hold: Hold, onSubmit: (value: unknown) => Promi
     hint.textContent = area.value === '' ? 'Type a value.' : describe(value, asJson);
     send.disabled = area.value === '';
   };
+  // Where the focus was (the Inject… button, or the page for the `i` key): it goes back there.
+  const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
   let closed = false;
   const close = (): void => {
     if (closed) return;
     closed = true;
     overlay.remove();
     onClose();
+    if (opener !== null && opener.isConnected) opener.focus();
   };
   const submit = async (): Promise<void> => {
     if (area.value === '') return;
@@ -81,6 +84,21 @@ export function openInjectEditor(hold: Hold, onSubmit: (value: unknown) => Promi
     hint,
     el('div', { class: 'dialog-actions' }, el('span', { class: 'muted keys', text: 'Ctrl+Enter sends · Esc closes' }), cancel, send),
   );
+  // A modal keeps the keyboard: Tab and Shift+Tab go round its own controls.
+  dialog.addEventListener('keydown', (event) => {
+    if (event.key !== 'Tab') return;
+    const stops = [area, cancel, send].filter((control) => !control.disabled);
+    const first = stops[0];
+    const last = stops[stops.length - 1];
+    if (first === undefined || last === undefined) return;
+    if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  });
   const overlay = el('div', { class: 'overlay' }, dialog);
   setAttr(overlay, 'data-hold-id', hold.holdId);
   overlay.addEventListener('mousedown', (event) => {
