@@ -4,8 +4,9 @@
 // ticks. Buttons are found by their names, as a user (or a test) asks.
 import t from 'tap';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
-import { RunEvents, api, runId, startServe, type ServeProcess } from './helpers/serve.js';
+import { RunEvents, api, runId, startServe, type FakeReporter, type ServeProcess } from './helpers/serve.js';
 import { NODES, decisionFor, holdingReporter } from './helpers/viewer.js';
+import type { OutgoingEvent } from '../src/report/reporter.js';
 
 let server: ServeProcess;
 t.before(async () => {
@@ -13,17 +14,25 @@ t.before(async () => {
 });
 t.teardown(() => server.stop());
 
+/** A reporter (closed at teardown) with a run begun on it: its session node, then `events`. */
+async function session(t: Parameters<typeof holdingReporter>[2], name: string, events: OutgoingEvent[]): Promise<{ reporter: FakeReporter; run: RunEvents }> {
+  const reporter = await holdingReporter(server.port, server.token, t);
+  const run = new RunEvents(runId(name));
+  reporter.send([
+    run.started(`${name}-server`, {}, 'mcp-proxy'),
+    run.next({ type: 'instance.started', instanceId: 'mcp_1', node: NODES.session() }),
+    ...events.map((event) => run.next(event)),
+  ]);
+  return { reporter, run };
+}
+
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
 
 t.test('a hold inside the folded protocol card shows on the card, with its gate and node', async (t) => {
-  const reporter = await holdingReporter(server.port, server.token, t);
-  const run = new RunEvents(runId('folded'));
-  reporter.send([
-    run.started('folded-server', {}, 'mcp-proxy'),
-    run.next({ type: 'instance.started', instanceId: 'mcp_1', node: NODES.session() }),
-    run.next({ type: 'instance.started', instanceId: 'mcp_2', node: NODES.protocol }),
-    run.next({ type: 'instance.started', instanceId: 'mcp_3', node: NODES.proto('initialize'), input: INIT.params }),
-    run.next({ type: 'instance.started', instanceId: 'mcp_4', node: { nodeId: 'mcp:completion/complete', kind: 'custom', parent: 'mcp:session', label: 'completion/complete' } }),
+  const { reporter, run } = await session(t, 'folded', [
+    { type: 'instance.started', instanceId: 'mcp_2', node: NODES.protocol },
+    { type: 'instance.started', instanceId: 'mcp_3', node: NODES.proto('initialize'), input: INIT.params },
+    { type: 'instance.started', instanceId: 'mcp_4', node: { nodeId: 'mcp:completion/complete', kind: 'custom', parent: 'mcp:session', label: 'completion/complete' } },
   ]);
   await api(server.port, server.token, 'PUT', '/api/breakpoints', { pauseOnError: true, nodes: { 'mcp:initialize': { before: true }, 'mcp:tools/list': { after: true } } });
   t.teardown(() => api(server.port, server.token, 'PUT', '/api/breakpoints', { pauseOnError: true, nodes: {} }));
@@ -71,13 +80,7 @@ t.test('a hold inside the folded protocol card shows on the card, with its gate 
 });
 
 t.test("an open call's detail keeps its folds while its duration ticks", async (t) => {
-  const reporter = await holdingReporter(server.port, server.token, t);
-  const run = new RunEvents(runId('ticking'));
-  reporter.send([
-    run.started('ticking-server', {}, 'mcp-proxy'),
-    run.next({ type: 'instance.started', instanceId: 'mcp_1', node: NODES.session() }),
-    run.next({ type: 'instance.started', instanceId: 'mcp_2', node: NODES.tool('slow'), input: { name: 'slow', arguments: { big: { nested: [1, 2, 3] } } } }),
-  ]);
+  await session(t, 'ticking', [{ type: 'instance.started', instanceId: 'mcp_2', node: NODES.tool('slow'), input: { name: 'slow', arguments: { big: { nested: [1, 2, 3] } } } }]);
   const browser = await launchBrowser(t);
   const { page, problems } = await openPage(browser, server.url);
   await page.locator('.node[data-node-id="tool:slow"]').click();

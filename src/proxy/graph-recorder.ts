@@ -82,8 +82,8 @@ const HIDDEN_RPC_ERROR = 'the server answered with a JSON-RPC error (message hid
  * with `hide`, only its code (as `hiddenRpcError` in report/hide.ts keeps of a held one).
  */
 function rpcError(rpc: { code?: unknown; message?: unknown; data?: unknown }, hide = false): InstanceError {
-  if (hide) return { name: 'JsonRpcError', message: HIDDEN_RPC_ERROR, code: typeof rpc.code === 'number' ? rpc.code : undefined };
-  return { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code: typeof rpc.code === 'number' ? rpc.code : undefined, data: rpc.data };
+  const code = typeof rpc.code === 'number' ? rpc.code : undefined;
+  return hide ? { name: 'JsonRpcError', message: HIDDEN_RPC_ERROR, code } : { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code, data: rpc.data };
 }
 
 /** A failed tool result's text. */
@@ -740,7 +740,7 @@ export class GraphRecorder {
    * `result`).
    */
   #injected(request: Frame, instanceId: string, value: unknown): void {
-    const hideResult = this.#hide.toolResults && request.method === 'tools/call';
+    const hideResult = this.#hidesResult(request);
     const whole = isWholeFrame(value);
     if (whole && record(value.error)) {
       this.#countEnd(request, true);
@@ -757,6 +757,11 @@ export class GraphRecorder {
       return;
     }
     this.#ended(instanceId, hideResult ? HIDDEN : result, 0);
+  }
+
+  /** `GRAPHMIND_HIDE_TOOL_RESULTS` keeps what answers `request` out of the record: it is a tool call. */
+  #hidesResult(request: Frame): boolean {
+    return this.#hide.toolResults && request.method === 'tools/call';
   }
 
   #nextId(): string {
@@ -859,7 +864,7 @@ export class GraphRecorder {
       const answer = frame.answer;
       if (answer !== undefined) {
         // Answered in the same batch (see #pairCalls): one event for both.
-        const hideResult = this.#hide.toolResults && frame.method === 'tools/call';
+        const hideResult = this.#hidesResult(frame);
         const output = hideResult ? HIDDEN : recorded(answer, this.#sourceOf(answer), resultOf);
         this.#completed(instanceId, declared(node), input, output, answer.at, held + (hideResult ? 0 : recordedBytes(answer)));
       } else {
@@ -881,11 +886,11 @@ export class GraphRecorder {
     // Not open: never recorded, already answered, or decided in the debugger.
     const instanceId = request.instanceId;
     if (instanceId === undefined || !this.#open.delete(request)) return;
+    const hideResult = this.#hidesResult(request);
     if (frame.type === 'error') {
       this.#countEnd(request, true);
       if (this.#dropping) return this.#drop(1);
-      const hide = this.#hide.toolResults && request.method === 'tools/call';
-      this.#failed(instanceId, undefined, rpcError(messageOf(frame)?.error ?? {}, hide), 0);
+      this.#failed(instanceId, undefined, rpcError(messageOf(frame)?.error ?? {}, hideResult), 0);
       return;
     }
     if (request.method === 'initialize' || request.method === 'server/discover') {
@@ -896,7 +901,6 @@ export class GraphRecorder {
     if (request.answer === frame) return;
     this.#countEnd(request, frame.isError === true);
     if (this.#dropping) return this.#drop(1);
-    const hideResult = this.#hide.toolResults && request.method === 'tools/call';
     const source = this.#sourceOf(frame);
     const output = hideResult ? HIDDEN : recorded(frame, source, resultOf);
     const held = hideResult ? 0 : recordedBytes(frame);
