@@ -5,7 +5,8 @@
 import t from 'tap';
 import { DeferredValue, JsonSlice } from '../src/report/deferred.js';
 import { encodeBatch, encodeEvent } from '../src/report/encode-batch.js';
-import type { RunEvent } from '../src/report/events.js';
+import type { NodeDeclaration, RunEvent } from '../src/report/events.js';
+import { CompletedEvent, FinishedEvent, StartedEvent } from '../src/report/execution-events.js';
 import { isUtf8 } from 'node:buffer';
 import { prng } from './helpers/random.js';
 
@@ -135,4 +136,50 @@ t.test('each batch is a buffer of its own: the socket may still be writing the l
   encodeBatch([started(paramsSlice(line), 2)]);
   t.same(first, copy, 'writing the next batch left the first one as it was');
   t.not(first.buffer, encodeBatch([started(paramsSlice(line), 3)]).buffer);
+});
+
+t.test("the execution events' templates write exactly what JSON.stringify writes", async (t) => {
+  const rand = prng(20261202);
+  const frozen = Object.freeze({ nodeId: 'tool:é"', kind: 'tool', parent: 'mcp:session', label: 'é' }) as NodeDeclaration;
+  const values = (): unknown => {
+    const roll = rand();
+    // Undefined (left out), a deferred value, a note object, or any JSON.
+    if (roll < 0.15) return undefined;
+    if (roll < 0.25) {
+      const deferred = pick(rand, STRINGS);
+      return new DeferredValue(0, () => ({ deferred }));
+    }
+    if (roll < 0.35) return { '[graphmind]': 'not recorded: the frame is larger than 1 MiB', bytes: 2_000_000 };
+    return randomJson(rand);
+  };
+  for (let round = 0; round < 300; round++) {
+    const events: RunEvent[] = [];
+    for (let i = 0; i < 1 + Math.floor(rand() * 8); i++) {
+      const node = rand() < 0.6 ? frozen : ({ nodeId: pick(rand, STRINGS), kind: 'tool', parent: null, label: pick(rand, STRINGS) } as NodeDeclaration);
+      const [id, runId, seq, at, endT] = [pick(rand, STRINGS), pick(rand, ['run_a', 'run_b', 'r"']), pick(rand, NUMBERS), pick(rand, NUMBERS), pick(rand, NUMBERS)];
+      const kind = rand();
+      events.push(
+        kind < 0.33
+          ? new StartedEvent(id, node, values(), runId, seq, at)
+          : kind < 0.66
+            ? new CompletedEvent(id, node, values(), values(), endT, runId, seq, at)
+            : new FinishedEvent(id, values(), runId, seq, at),
+      );
+    }
+    const text = encodeBatch(events).toString('utf8');
+    if (text !== JSON.stringify(events)) t.fail(`round ${round}: ${text} is not ${JSON.stringify(events)}`);
+  }
+  // Slices: their bytes, compact here, come out as they are.
+  const line = Buffer.from(LINES[0] as string);
+  const slice = paramsSlice(line);
+  const events = [new StartedEvent('mcp_1', frozen, slice, 'run_a', 1, 1_796_000_000_123), new CompletedEvent('mcp_2', frozen, slice, slice, 1_796_000_000_124, 'run_a', 2, 1_796_000_000_123), new FinishedEvent('mcp_1', slice, 'run_a', 3, 99_999_999)];
+  t.equal(encodeBatch(events).toString('utf8'), JSON.stringify(events));
+  t.pass('300 random batches written exactly as JSON.stringify writes them');
+});
+
+t.test('a template falls back to the plain way for a slice that fails its check', async (t) => {
+  const bad = paramsSlice(Buffer.from(LINES[4] as string));
+  const node = Object.freeze({ nodeId: 'tool:echo', kind: 'tool', parent: 'mcp:session', label: 'echo' }) as NodeDeclaration;
+  const text = encodeEvent(new CompletedEvent('mcp_1', node, bad, paramsSlice(Buffer.from(LINES[0] as string)), 7, 'r', 1, 6));
+  t.equal(text, JSON.stringify({ type: 'instance.completed', instanceId: 'mcp_1', node, output: { name: 'echo', arguments: { text: 'hi' } }, endT: 7, runId: 'r', seq: 1, t: 6 }), 'its parse failed too, so the input is left out; the rest as ever');
 });

@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { isWholeFrame } from '../gates/lift.js';
 import { DeferredValue, JsonSlice } from '../report/deferred.js';
 import type { GatePoint, InstanceError, NodeDeclaration } from '../report/events.js';
+import { CompletedEvent, FinishedEvent, StartedEvent } from '../report/execution-events.js';
 import { HIDDEN, redactCommandLine, type HideSettings } from '../report/hide.js';
 import { IdSequence } from '../report/id-sequence.js';
 import type { Reporter } from '../report/reporter.js';
@@ -781,19 +782,19 @@ export class GraphRecorder {
   #started(instanceId: string, node: NodeDeclaration, input: unknown, held: number): void {
     const reporter = this.#reporter;
     const runId = this.runId;
-    reporter.sendComplete(runId, { type: 'instance.started', instanceId, node, input, runId, seq: reporter.nextSeq(runId), t: this.#now() }, held);
+    reporter.sendComplete(runId, new StartedEvent(instanceId, node, input, runId, reporter.nextSeq(runId), this.#now()), held);
   }
 
   #completed(instanceId: string, node: NodeDeclaration, input: unknown, output: unknown, endT: number, held: number): void {
     const reporter = this.#reporter;
     const runId = this.runId;
-    reporter.sendComplete(runId, { type: 'instance.completed', instanceId, node, input, output, endT, runId, seq: reporter.nextSeq(runId), t: this.#now() }, held);
+    reporter.sendComplete(runId, new CompletedEvent(instanceId, node, input, output, endT, runId, reporter.nextSeq(runId), this.#now()), held);
   }
 
   #ended(instanceId: string, output: unknown, held: number): void {
     const reporter = this.#reporter;
     const runId = this.runId;
-    reporter.sendComplete(runId, { type: 'instance.finished', instanceId, output, runId, seq: reporter.nextSeq(runId), t: this.#now() }, held);
+    reporter.sendComplete(runId, new FinishedEvent(instanceId, output, runId, reporter.nextSeq(runId), this.#now()), held);
   }
 
   #failed(instanceId: string, output: unknown, error: InstanceError, held: number): void {
