@@ -35,7 +35,7 @@ export const RECORD_DELAY_MS = 20;
  */
 export const PAIR_WAIT_MS = 10;
 /** The most frames that wait to be recorded (fewer, detached, when the reporter keeps fewer events). */
-const MAX_WAITING_FRAMES = 4096;
+const MAX_WAITING_FRAMES = 8192;
 /** Bytes of waiting frames beyond which they are recorded at once: what they hold on to stays small. */
 const MAX_WAITING_BYTES = 1024 * 1024;
 /** A frame at least this long is recorded at once, so that its bytes are not held back. */
@@ -403,7 +403,7 @@ export class GraphRecorder {
     // events counted as dropped (see flush), and its place taken.
     const attached = this.#reporter.attached;
     if (attached) {
-      if (this.#count === slots) this.#recordOlderHalf();
+      if (this.#count === slots) this.#recordWhenFull();
     } else {
       while (this.#count >= this.#detachedLimit) this.#recordOldestUnkept();
     }
@@ -478,16 +478,23 @@ export class GraphRecorder {
   }
 
   /**
-   * Full, with a debugger attached: record the older half of what waits and
-   * leave the newer half waiting. The pairing looks at every waiting frame,
-   * so a call whose answer is among the newer half still goes out as one
-   * event; recording the whole ring would split every call in flight at
-   * that moment (with 2,000 pipelined calls, a third to half of them) into
-   * a start and an end.
+   * Full, with a debugger attached: record what waits up to the first call
+   * still in flight, and leave that call and what came after it waiting, as
+   * the timer does (see `#recordSettled`), so that calls in flight are not
+   * split into a start and an end. The pairing looks at every waiting frame,
+   * so a call whose answer is among those left still goes out as one event.
+   * When that would free less than a quarter of the ring (a call long in
+   * flight, while many frames went by), the older half is recorded instead.
    */
-  #recordOlderHalf(): void {
+  #recordWhenFull(): void {
     this.#pairCalls();
-    for (let n = this.#count >> 1; n > 0; n--) this.#recordOldest();
+    const slots = this.#waiting.length;
+    let settled = 0;
+    for (let slot = this.#head; settled < this.#count; settled++, slot = slot + 1 === slots ? 0 : slot + 1) {
+      const frame = this.#waiting[slot] as Frame;
+      if (frame.type === 'request' && frame.answer === undefined && frame.node !== undefined) break;
+    }
+    for (let n = settled >= this.#count >> 2 ? settled : this.#count >> 1; n > 0; n--) this.#recordOldest();
   }
 
   #recordOldestUnkept(): void {

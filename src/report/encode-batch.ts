@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { JsonSlice } from './deferred.js';
 import type { NodeDeclaration, RunEvent } from './events.js';
+import { COMPLETED_GROUP, type CompletedGroup, type expandCompletedGroup } from './completed-group.js';
 import { CompletedEvent, FinishedEvent, StartedEvent } from './execution-events.js';
 
 /**
@@ -334,17 +335,104 @@ function writeTail(out: BatchWriter, runId: string, seq: number, t: number): voi
   out.byte(0x7d);
 }
 
+// A run of completed calls as one group (see report/completed-group.ts).
+
+const GROUP_HEAD = bytesOf(`{"type":${JSON.stringify(COMPLETED_GROUP)},"node":`);
+const CALLS_KEY = bytesOf(',"calls":[');
+
+/** True for a time or seq the group writes in digits: a non-negative safe integer. */
+const plainInteger = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/**
+ * Write `events[first]` and the completed calls after it that can join it
+ * as one group; returns how many were written, or 0 (nothing written) when
+ * fewer than two can: the caller then writes `events[first]` alone.
+ */
+function writeGroup(out: BatchWriter, events: readonly RunEvent[], first: number): number {
+  const lead = events[first] as CompletedEvent;
+  const { node, runId, seq } = lead;
+  const next = events[first + 1];
+  // Worth a group only if the next event can join it too.
+  if (!(next instanceof CompletedEvent) || next.node !== node || next.runId !== runId || next.seq !== seq + 1) return 0;
+  const nodeJson = typeof runId === 'string' && plainInteger(seq) && typeof node === 'object' && node !== null ? frozenNodeJson(node) : undefined;
+  if (nodeJson === undefined) return 0;
+  const start = out.at;
+  out.raw(GROUP_HEAD, 0, GROUP_HEAD.length);
+  out.raw(nodeJson, 0, nodeJson.length);
+  const runJson = runIdJson(runId);
+  out.raw(RUN_ID_KEY, 0, RUN_ID_KEY.length);
+  out.raw(runJson, 0, runJson.length);
+  out.raw(SEQ_KEY, 0, SEQ_KEY.length);
+  out.digits(seq);
+  out.raw(CALLS_KEY, 0, CALLS_KEY.length);
+  let count = 0;
+  for (let i = first; i < events.length; i++, count++) {
+    const event = events[i];
+    if (!(event instanceof CompletedEvent) || event.node !== node || event.runId !== runId || event.seq !== seq + count) break;
+    if (!writeCall(out, event, count > 0)) break;
+  }
+  if (count < 2) {
+    out.at = start;
+    return 0;
+  }
+  out.byte(0x5d);
+  out.byte(0x7d);
+  return count;
+}
+
+/** One call of a group, after a comma if `comma`; false (nothing written) if it cannot be written as one. */
+function writeCall(out: BatchWriter, event: CompletedEvent, comma: boolean): boolean {
+  const { instanceId, t, endT, input, output } = event;
+  if (typeof instanceId !== 'string' || !plainInteger(t) || !plainInteger(endT) || !(input instanceof JsonSlice) || !(output instanceof JsonSlice)) return false;
+  const mark = out.at;
+  if (comma) out.byte(0x2c);
+  out.byte(0x5b);
+  out.string(instanceId);
+  out.byte(0x2c);
+  out.digits(t);
+  out.byte(0x2c);
+  out.digits(endT);
+  out.byte(0x2c);
+  if (!writeSlice(out, input)) {
+    out.at = mark;
+    return false;
+  }
+  out.byte(0x2c);
+  if (!writeSlice(out, output)) {
+    out.at = mark;
+    return false;
+  }
+  out.byte(0x5d);
+  return true;
+}
+
+/** A slice's bytes, if they pass its check and are valid UTF-8; false (nothing written) if not. */
+function writeSlice(out: BatchWriter, slice: JsonSlice): boolean {
+  return slice.isStrict() && out.utf8(slice.buf, slice.start, slice.end);
+}
+
 /**
  * A batch of events as the UTF-8 bytes of one JSON array: the same JSON as
- * `JSON.stringify(events)`, except that a {@link JsonSlice} among an event's
- * own fields is written as the bytes it points at (when they pass its check
- * and are valid UTF-8) rather than parsed and serialised again.
+ * `JSON.stringify(events)`, with two differences. A {@link JsonSlice} among
+ * an event's own fields is written as the bytes it points at (when they
+ * pass its check and are valid UTF-8) rather than parsed and serialised
+ * again. And consecutive completed calls of one run and node (built as
+ * {@link CompletedEvent}s, with consecutive `seq` and both values slices)
+ * are written as one {@link CompletedGroup}, which
+ * {@link expandCompletedGroup} turns back into those events.
  */
 export function encodeBatch(events: readonly RunEvent[]): Buffer {
   writer.byte(0x5b);
-  for (let i = 0; i < events.length; i++) {
+  for (let i = 0; i < events.length; ) {
     if (i > 0) writer.byte(0x2c);
-    writeEvent(writer, events[i] as RunEvent);
+    const event = events[i] as RunEvent;
+    const grouped = event instanceof CompletedEvent ? writeGroup(writer, events, i) : 0;
+    if (grouped > 0) {
+      i += grouped;
+      continue;
+    }
+    writeEvent(writer, event);
+    i++;
   }
   writer.byte(0x5d);
   return writer.take();

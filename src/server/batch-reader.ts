@@ -1,5 +1,6 @@
 import type { NodeDeclaration, RunEvent } from '../report/events.js';
 import { jsonValueEnd } from '../streams/strict-json.js';
+import { COMPLETED_GROUP, expandCompletedGroup } from '../report/completed-group.js';
 import { RawJson } from './raw-json.js';
 import { validateEvent } from './validate-event.js';
 
@@ -21,6 +22,8 @@ const STARTED = bytes('{"type":"instance.started","instanceId":"');
 const FINISHED = bytes('{"type":"instance.finished","instanceId":"');
 const ERRORED = bytes('{"type":"instance.error","instanceId":"');
 const COMPLETED = bytes('{"type":"instance.completed","instanceId":"');
+const GROUP = bytes(`{"type":${JSON.stringify(COMPLETED_GROUP)},"node":`);
+const CALLS = bytes(',"calls":[');
 const NODE = bytes(',"node":');
 const INPUT = bytes(',"input":');
 const OUTPUT = bytes(',"output":');
@@ -35,10 +38,19 @@ const TYPE_LETTER_AT = 18;
 /** The most distinct node declarations remembered per connection. */
 const MAX_NODES = 4096;
 
-/** A batch as read: its events, and where each one's text ends (the `,` or `]` after it). */
+/**
+ * A batch as read: its events; where each element's text ends (the `,` or
+ * `]` after it); and which element each event came from. An element is one
+ * event, or a group of completed calls (see report/completed-group.ts) that
+ * stands for several.
+ */
 export interface ReadBatch {
   events: RunEvent[];
   ends: number[];
+  /** `elements[i]`: the index in `ends` of the element `events[i]` came from. */
+  elements: number[];
+  /** The elements that are groups, if any. */
+  groups: Set<number> | undefined;
 }
 
 function startsWith(buf: Uint8Array, at: number, end: number, literal: Uint8Array): boolean {
@@ -102,35 +114,85 @@ export class BatchReader {
     if (last < 1 || buf[0] !== OPEN_ARRAY || buf[last] !== CLOSE_ARRAY) return undefined;
     const events: RunEvent[] = [];
     const ends: number[] = [];
+    const elements: number[] = [];
+    let groups: Set<number> | undefined;
     let at = 1;
-    if (last === 1) return { events, ends };
+    if (last === 1) return { events, ends, elements, groups };
     for (;;) {
-      const end = this.#readEvent(buf, at, last, events);
+      const before = events.length;
+      const end = this.#readElement(buf, at, last, events);
       if (end === -1) return undefined;
+      const element = ends.length;
       ends.push(end);
-      if (end === last) return { events, ends };
+      for (let i = before; i < events.length; i++) elements.push(element);
+      if (events.length !== before + 1) (groups ??= new Set()).add(element);
+      if (end === last) return { events, ends, elements, groups };
       if (buf[end] !== COMMA) return undefined;
       at = end + 1;
     }
   }
 
-  /** Read the event at `at` into `events`; the index just past it, or -1. */
-  #readEvent(buf: Buffer, at: number, end: number, events: RunEvent[]): number {
+  /** Read the element at `at` (an event, or a group of them) into `events`; the index just past it, or -1. */
+  #readElement(buf: Buffer, at: number, end: number, events: RunEvent[]): number {
     if (buf[at] !== OPEN_OBJECT) return -1;
-    const fast = this.#readExecution(buf, at, end, events);
+    const before = events.length;
+    const fast = startsWith(buf, at, end, GROUP) ? this.#readGroup(buf, at, end, events) : this.#readExecution(buf, at, end, events);
     if (fast !== -1) return fast;
+    events.length = before;
     // Another kind of event, or one written differently: parsed in full.
     const close = jsonValueEnd(buf, at, end);
     if (close === -1) return -1;
-    let event: RunEvent | undefined;
+    let expanded: unknown[] | undefined;
     try {
-      event = validateEvent(JSON.parse(buf.toString('utf8', at, close)));
+      expanded = expandCompletedGroup(JSON.parse(buf.toString('utf8', at, close)));
     } catch {
       return -1;
     }
-    if (event === undefined) return -1;
-    events.push(event);
+    if (expanded === undefined) return -1;
+    for (const item of expanded) {
+      const event = validateEvent(item);
+      if (event === undefined) return -1;
+      events.push(event);
+    }
     return close;
+  }
+
+  /**
+   * A group of completed calls in the reporter's own layout: each call read
+   * as {@link #readExecution} reads an `instance.completed` event, or -1
+   * (what was pushed is the caller's to take back).
+   */
+  #readGroup(buf: Buffer, at: number, end: number, events: RunEvent[]): number {
+    this.#k = at + GROUP.length;
+    const nodeStart = this.#k;
+    const nodeEnd = this.#value(buf, end);
+    const node = nodeEnd === -1 ? undefined : this.#node(buf, nodeStart, nodeEnd);
+    if (node === undefined) return -1;
+    const runId = this.#runIdField(buf, end);
+    const seq = runId === undefined ? -1 : this.#seqField(buf, end);
+    if (seq === -1 || !this.#literal(buf, end, CALLS)) return -1;
+    for (let k = 0; ; k++) {
+      if (buf[this.#k++] !== OPEN_ARRAY || buf[this.#k++] !== QUOTE) return -1;
+      const idStart = this.#k;
+      const idEnd = this.#quoted(buf, end);
+      if (idEnd === -1 || buf[this.#k++] !== COMMA) return -1;
+      const instanceId = buf.toString('latin1', idStart, idEnd);
+      const t = this.#integer(buf, end);
+      if (t === -1 || buf[this.#k++] !== COMMA) return -1;
+      const endT = this.#integer(buf, end);
+      if (endT === -1 || buf[this.#k++] !== COMMA) return -1;
+      const input = this.#rawJson(buf, end);
+      if (input === undefined || buf[this.#k++] !== COMMA) return -1;
+      const output = this.#rawJson(buf, end);
+      if (output === undefined || buf[this.#k++] !== CLOSE_ARRAY) return -1;
+      const valid = validateEvent({ type: 'instance.completed', instanceId, node, input, output, endT, runId, seq: seq + k, t });
+      if (valid === undefined) return -1;
+      events.push(valid);
+      const after = buf[this.#k++];
+      if (after === COMMA) continue;
+      if (after !== CLOSE_ARRAY || buf[this.#k] !== CLOSE_OBJECT) return -1;
+      return this.#k + 1;
+    }
   }
 
   /** An execution's event in the reporter's own layout, or -1 (nothing pushed). */
@@ -182,13 +244,8 @@ export class BatchReader {
       if (endT === -1) return -1;
     }
 
-    if (!this.#literal(buf, end, RUN_ID)) return -1;
-    const runIdStart = this.#k;
-    const runIdEnd = this.#quoted(buf, end);
-    if (runIdEnd === -1) return -1;
-    const runId = this.#runId(buf, runIdStart, runIdEnd);
-    if (!this.#literal(buf, end, SEQ)) return -1;
-    const seq = this.#integer(buf, end);
+    const runId = this.#runIdField(buf, end);
+    const seq = runId === undefined ? -1 : this.#seqField(buf, end);
     if (seq === -1 || !this.#literal(buf, end, TIME)) return -1;
     const t = this.#integer(buf, end);
     if (t === -1 || buf[this.#k] !== CLOSE_OBJECT) return -1;
@@ -217,6 +274,19 @@ export class BatchReader {
     if (!startsWith(buf, this.#k, end, literal)) return false;
     this.#k += literal.length;
     return true;
+  }
+
+  /** `,"runId":"…"`: the run id, or undefined. */
+  #runIdField(buf: Buffer, end: number): string | undefined {
+    if (!this.#literal(buf, end, RUN_ID)) return undefined;
+    const start = this.#k;
+    const close = this.#quoted(buf, end);
+    return close === -1 ? undefined : this.#runId(buf, start, close);
+  }
+
+  /** `,"seq":` and its digits: the seq, or -1. */
+  #seqField(buf: Buffer, end: number): number {
+    return this.#literal(buf, end, SEQ) ? this.#integer(buf, end) : -1;
   }
 
   /** The text of a plain string (its opening quote already read): the index of its closing quote. */

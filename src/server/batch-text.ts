@@ -70,6 +70,8 @@ export class BatchText {
   readonly #text: string | undefined;
   readonly #ends: number[];
   readonly #bytes: Buffer | undefined;
+  /** Elements that are groups of calls (report/completed-group.ts): their text is not any one event's. */
+  readonly #groups: Set<number> | undefined;
 
   /**
    * `ends` are offsets in `text`. `bytes`, if given, are the message as
@@ -77,15 +79,22 @@ export class BatchText {
    * becomes a newline in place.
    */
   constructor(text: string, ends: number[], bytes?: Buffer);
-  /** A batch read from its bytes (see {@link BatchReader}): `ends` are offsets in `bytes`, which it takes over. */
-  constructor(bytes: Buffer, ends: number[]);
-  constructor(source: string | Buffer, ends: number[], bytes?: Buffer) {
+  /**
+   * A batch read from its bytes (see {@link BatchReader}): `ends` are
+   * offsets in `bytes`, which it takes over; `groups` the elements that are
+   * groups of calls.
+   */
+  constructor(bytes: Buffer, ends: number[], groups?: Set<number>);
+  constructor(source: string | Buffer, ends: number[], other?: Buffer | Set<number>) {
     this.#ends = ends;
     if (typeof source !== 'string') {
       this.#text = undefined;
       this.#bytes = newlines(source, ends);
+      this.#groups = other instanceof Set ? other : undefined;
       return;
     }
+    this.#groups = undefined;
+    const bytes = Buffer.isBuffer(other) ? other : undefined;
     this.#text = source;
     // Only pure ASCII has the same offsets in bytes as in the text.
     this.#bytes = bytes !== undefined && bytes.length === source.length ? newlines(bytes, ends) : undefined;
@@ -96,6 +105,11 @@ export class BatchText {
     const start = this.#start(i);
     const end = this.#ends[i] as number;
     return this.#text === undefined ? (this.#bytes as Buffer).toString('utf8', start, end) : this.#text.slice(start, end);
+  }
+
+  /** The JSON text of the one event element `i` is; undefined if it is a group of calls. */
+  eventText(i: number): string | undefined {
+    return this.#groups?.has(i) === true ? undefined : this.line(i);
   }
 
   /** Elements `first` to `last` as lines, each ending in a newline. */

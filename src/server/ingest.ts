@@ -6,6 +6,7 @@ import type { LiveFeed } from './live-feed.js';
 import type { RunStore } from './run-store.js';
 import { arrayElementEnds, BatchText } from './batch-text.js';
 import { BatchReader } from './batch-reader.js';
+import { expandCompletedGroup } from '../report/completed-group.js';
 import { parseStrictJson } from '../streams/strict-json.js';
 import { validateEvent } from './validate-event.js';
 
@@ -82,30 +83,44 @@ export class ReporterConnection implements HoldOwner {
   #receive(data: WebSocket.RawData, owners: Map<string, ReporterConnection>): boolean {
     const message = this.#read(data);
     if (message === undefined) return false;
-    const { events, batch } = message;
-    for (let i = 0; i < events.length; i++) this.#apply(events[i] as RunEvent, batch, i, owners);
+    const { events, batch, elements } = message;
+    for (let i = 0; i < events.length; i++) this.#apply(events[i] as RunEvent, batch, elements === undefined ? i : (elements[i] as number), owners);
     return true;
   }
 
-  /** A message's events, every one valid, and their text if it can be logged as it came; undefined if malformed. */
-  #read(data: WebSocket.RawData): { events: RunEvent[]; batch: BatchText | undefined } | undefined {
+  /**
+   * A message's events, every one valid, and their text if it can be logged
+   * as it came (with the element of the text each event came from, when a
+   * group of calls made them differ); undefined if malformed.
+   */
+  #read(data: WebSocket.RawData): { events: RunEvent[]; batch: BatchText | undefined; elements?: number[] } | undefined {
     const bytes = Buffer.isBuffer(data) ? data : undefined;
     // A reporter's batch, read from its bytes; anything else the plain way.
     const read = bytes === undefined ? undefined : this.#reader.read(bytes);
-    if (read !== undefined) return { events: read.events, batch: lineSafe(bytes as Buffer) ? new BatchText(bytes as Buffer, read.ends) : undefined };
+    if (read !== undefined) {
+      const batch = lineSafe(bytes as Buffer) ? new BatchText(bytes as Buffer, read.ends, read.groups) : undefined;
+      return { events: read.events, batch, elements: read.elements };
+    }
     const text = data.toString();
     // Nested deeper than the fast path allows (JSON.parse takes far more, but
     // serialising it again later would throw): malformed, as there.
     const plain = parseStrictJson(bytes ?? Buffer.from(text), text);
     if (plain === undefined) return undefined;
     const parsed = plain.value;
-    const items = Array.isArray(parsed) ? parsed : [parsed];
+    const elements = Array.isArray(parsed) ? parsed : [parsed];
+    const items: unknown[] = [];
+    for (const element of elements) {
+      // A group of calls stands for the events it holds.
+      const expanded = expandCompletedGroup(element);
+      if (expanded === undefined) return undefined;
+      items.push(...expanded);
+    }
     for (const item of items) {
       if (validateEvent(item) === undefined) return undefined;
     }
     const events = items as RunEvent[];
-    // Each event's own text, to log (and feed) without stringifying it again.
-    const ends = Array.isArray(parsed) ? arrayElementEnds(text, events.length) : undefined;
+    // Each event's own text, to log (and feed) without stringifying it again (not with a group among them: stringified).
+    const ends = Array.isArray(parsed) && items.length === elements.length ? arrayElementEnds(text, events.length) : undefined;
     return { events, batch: ends === undefined || !lineSafe(bytes ?? text) ? undefined : new BatchText(text, ends, bytes) };
   }
 
@@ -166,7 +181,7 @@ export class ReporterConnection implements HoldOwner {
     }
     const state = store.append(event, batch, index);
     if (state === undefined) return;
-    if (feed.size > 0) feed.broadcastEvent(runId, event, batch?.line(index));
+    if (feed.size > 0) feed.broadcastEvent(runId, event, batch?.eventText(index));
     if (event.type === 'run.finished') {
       this.#disown(runId, owners);
       feed.broadcast({ type: 'run.updated', run: { ...state.summary } });

@@ -1,5 +1,6 @@
 import { appendFileSync, closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, unlinkSync, type Stats } from 'node:fs';
 import { basename, join } from 'node:path';
+import { expandCompletedGroup } from '../report/completed-group.js';
 import { RUN_ID_PATTERN, type RunEvent, type RunSummary } from '../report/events.js';
 import type { BatchText } from './batch-text.js';
 import { LogFiles, MAX_OPEN_LOGS } from './log-files.js';
@@ -128,21 +129,26 @@ export class RunStore {
       }
       const read = readLines(fd, (bytes) => {
         if (bytes.length === 0) return;
-        let event: RunEvent | undefined;
+        const events: RunEvent[] = [];
         try {
-          // The same check as on ingest: a damaged or edited log cannot hold what a reporter could not send.
-          event = validateEvent(JSON.parse(bytes.toString('utf8')));
+          // A line is an event, or a group of calls that stands for several (report/completed-group.ts).
+          const items = expandCompletedGroup(JSON.parse(bytes.toString('utf8')));
+          for (const item of items ?? [undefined]) {
+            // The same check as on ingest: a damaged or edited log cannot hold what a reporter could not send.
+            const event = validateEvent(item);
+            if (event === undefined || event.runId !== runId) break;
+            events.push(event);
+          }
+          if (items === undefined || events.length !== items.length) throw new Error('not an event');
         } catch {
           skippedLines++;
           return;
         }
-        if (event === undefined || event.runId !== runId) {
-          skippedLines++;
-          return;
+        for (const event of events) {
+          state ??= new RunState(runId, event.t);
+          state.apply(event);
+          endedLast = event.type === 'run.finished';
         }
-        state ??= new RunState(runId, event.t);
-        state.apply(event);
-        endedLast = event.type === 'run.finished';
       });
       skippedLines += read.tooLong;
       endsWithNewline = read.endsWithNewline;
@@ -225,6 +231,8 @@ export class RunStore {
       this.#pushLine(log, JSON.stringify(event));
     } else if (log.batch === batch && log.last === index - 1) {
       log.last = index;
+    } else if (log.batch === batch && log.last === index) {
+      // Another event of the same element (a group of calls): its line is already there.
     } else {
       this.#endRange(log);
       log.batch = batch;

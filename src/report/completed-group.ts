@@ -1,0 +1,48 @@
+import type { InstanceCompletedEvent, NodeDeclaration } from './events.js';
+
+/**
+ * Consecutive `instance.completed` events of one run and one node, with
+ * consecutive `seq`, as one element of an ingest batch (and one line of a
+ * run's log): the node, run and first `seq` written once, and each call as
+ * `[instanceId, t, endT, input, output]`. A burst of calls to one tool is
+ * about a third of the bytes it would be as separate events, for the
+ * reporter to write, the socket to carry, the server to read and the log to
+ * keep. Readers expand it back into the events it stands for
+ * ({@link expandCompletedGroup}): nothing past the ingest reader and the log
+ * loader knows it exists.
+ *
+ * Only calls with both an input and an output are grouped (an array has no
+ * way to leave one out).
+ */
+export interface CompletedGroup {
+  type: typeof COMPLETED_GROUP;
+  node: NodeDeclaration;
+  runId: string;
+  /** The first call's; the next call's is one more, and so on. */
+  seq: number;
+  calls: Array<[instanceId: string, t: number, endT: number, input: unknown, output: unknown]>;
+}
+
+/** The `type` of a {@link CompletedGroup}. */
+export const COMPLETED_GROUP = 'instances.completed';
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The events a group stands for, in order; undefined if `value` is a group
+ * of the wrong shape. Not a group at all: `[value]` as it is. The events are
+ * not validated here: the caller checks each as it checks any event.
+ */
+export function expandCompletedGroup(value: unknown): unknown[] | undefined {
+  if (!isRecord(value) || value.type !== COMPLETED_GROUP) return [value];
+  const { node, runId, seq, calls } = value;
+  if (!Number.isSafeInteger(seq) || !Array.isArray(calls) || calls.length === 0) return undefined;
+  const events: InstanceCompletedEvent[] = [];
+  for (let k = 0; k < calls.length; k++) {
+    const call: unknown = calls[k];
+    if (!Array.isArray(call) || call.length !== 5) return undefined;
+    const [instanceId, t, endT, input, output] = call as unknown[];
+    events.push({ type: 'instance.completed', instanceId, node, input, output, endT, runId, seq: (seq as number) + k, t } as InstanceCompletedEvent);
+  }
+  return events;
+}
