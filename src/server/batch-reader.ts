@@ -316,7 +316,7 @@ export class BatchReader {
   #rawJson(buf: Buffer, end: number): RawJson | undefined {
     const valueStart = this.#k;
     const valueEnd = this.#value(buf, end);
-    return valueEnd === -1 ? undefined : new RawJson(buf.toString('utf8', valueStart, valueEnd));
+    return valueEnd === -1 ? undefined : new RawJson(buf, valueStart, valueEnd);
   }
 
   /** The node declared by the JSON at `[start, end)`: the same object for the same text. */

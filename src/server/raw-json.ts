@@ -1,20 +1,32 @@
 /**
- * A JSON value the server keeps as the text it arrived in: a call's input
+ * A JSON value the server keeps as the bytes it arrived in: a call's input
  * or output, recorded for every execution and read back only when someone
  * asks for the run. Parsing each one on arrival, and keeping the parsed
  * objects alive for the life of the run, was about half of what ingesting
- * an event cost. `JSON.stringify` (the REST API, the live feed) writes it
- * as the value it holds, through {@link RawJson.toJSON}.
+ * an event cost; decoding each to a string of its own, and keeping that,
+ * was most of what was left for the garbage collector to walk. So it holds
+ * a range of the ingest message instead, which is outside the JavaScript
+ * heap (the message stays alive as long as a value in it does: its text is
+ * what the run's log holds too). `JSON.stringify` (the REST API, the live
+ * feed) writes it as the value it holds, through {@link RawJson.toJSON}.
  *
- * Only text that `JSON.parse` accepts is ever wrapped (the ingest reader
- * checks it first).
+ * Only bytes that are valid UTF-8 and that `JSON.parse` accepts are ever
+ * wrapped (the ingest reader checks them first).
  */
 export class RawJson {
-  /** The value's JSON text. */
-  readonly json: string;
+  readonly #bytes: Buffer;
+  readonly #start: number;
+  readonly #end: number;
 
-  constructor(json: string) {
-    this.json = json;
+  constructor(bytes: Buffer, start: number, end: number) {
+    this.#bytes = bytes;
+    this.#start = start;
+    this.#end = end;
+  }
+
+  /** The value's JSON text. */
+  get json(): string {
+    return this.#bytes.toString('utf8', this.#start, this.#end);
   }
 
   /** Called by `JSON.stringify`: the value itself. */
