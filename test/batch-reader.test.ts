@@ -16,6 +16,7 @@ import { RunStore } from '../src/server/run-store.js';
 import { BatchReader } from '../src/server/batch-reader.js';
 import { RawJson } from '../src/server/raw-json.js';
 import { validateEvent } from '../src/server/validate-event.js';
+import { ownBytes } from '../src/server/ingest.js';
 import { prng } from './helpers/random.js';
 
 const NODES = [
@@ -196,4 +197,17 @@ t.test('a batch read from its bytes goes to the log as those bytes', async (t) =
   const reloaded = new RunStore({ dir });
   reloaded.load();
   t.same(JSON.parse(JSON.stringify(reloaded.get('run_a')?.toRun().instances)), JSON.parse(JSON.stringify(store.get('run_a')?.toRun().instances)), 'and the log replays to the same run');
+});
+
+t.test('a message that is a small part of a larger block is copied out before values in it are kept', async (t) => {
+  const block = Buffer.alloc(64 * 1024, 0x20);
+  const message = block.subarray(1000, 1500);
+  const own = ownBytes(message);
+  t.not(own.buffer, block.buffer, 'a copy');
+  t.equal(own.buffer.byteLength, 500, 'of its own size, outside any pool');
+  t.same(own, message);
+  const alone = Buffer.allocUnsafeSlow(2000).fill(1);
+  t.equal(ownBytes(alone), alone, 'a message in memory of its own is kept as it is');
+  const most = alone.subarray(0, 1500);
+  t.equal(ownBytes(most), most, 'as is a view of most of its block');
 });

@@ -117,6 +117,19 @@ t.test('the server reads a group from its bytes as it reads each of its events',
   t.same(JSON.parse(batch.eventText(1) ?? ''), JSON.parse(JSON.stringify(events[3])), 'an event element is its own text');
 });
 
+t.test('a group of one call is still a group: its text is not an event', async (t) => {
+  const one = `[{"type":"${COMPLETED_GROUP}","node":${JSON.stringify(ECHO)},"runId":"run_a","seq":2,"calls":[["mcp_1",1,2,{},{}]]}]`;
+  for (const [what, text] of [
+    ['the reporter layout', one],
+    ['another layout', one.replace('"calls":[[', '"calls": [[')],
+  ] as const) {
+    const read = new BatchReader().read(Buffer.from(text));
+    t.same(read?.events.map((e) => e.type), ['instance.completed'], what);
+    t.same([...(read?.groups ?? [])], [0], `${what}: marked as a group`);
+    t.equal(new BatchText(Buffer.from(text), read?.ends ?? [], read?.groups).eventText(0), undefined, `${what}: no event text`);
+  }
+});
+
 t.test('a group written another way is read in full; one of the wrong shape is refused', async (t) => {
   const head = `{"type":"${COMPLETED_GROUP}","node":${JSON.stringify(ECHO)},"runId":"run_a","seq":1,"calls":`;
   const calls = '[["mcp_1",1,2,{"a":1},{"b":2}],["mcp_2",3,4,[],null]]';
@@ -183,21 +196,26 @@ t.test('a damaged group line in a log is skipped, like any bad line', async (t) 
   store.append({ type: 'run.started', runId: 'run_a', seq: 1, t: T0, name: 'x', source: 'test', meta: {} } as RunEvent);
   await store.close();
   const file = join(dir, 'run_a.jsonl');
-  const good = `{"type":"${COMPLETED_GROUP}","node":${JSON.stringify(ECHO)},"runId":"run_a","seq":2,"calls":[["mcp_1",${T0},${T0 + 1},{},{}],["mcp_2",${T0},${T0 + 1},1,2]]}`;
+  // Each line with values of its own: what a line that was skipped would have left shows.
+  const line = (n: number): string =>
+    `{"type":"${COMPLETED_GROUP}","node":${JSON.stringify(ECHO)},"runId":"run_a","seq":${n * 10},"calls":[["mcp_1",${T0 + n},${T0 + n + 1},{"line":${n}},{"line":${n}}],["mcp_2",${T0 + n},${T0 + n + 1},${n},${n}]]}`;
   const lines = [
-    good.replace('"mcp_2"', '2'),
-    good.replaceAll('run_a', 'run_b'),
-    good.replace('"calls":[', '"calls":[[],'),
-    good.replace(',"seq":2', ',"seq":4'),
+    line(1).replace('"mcp_2"', '2'),
+    line(2).replaceAll('run_a', 'run_b'),
+    line(3).replace('"calls":[', '"calls":[[],'),
+    line(4),
   ];
   appendFileSync(file, `${lines.join('\n')}\n`);
   const reloaded = new RunStore({ dir });
   t.same(reloaded.load(), { runs: 1, skippedLines: 3 }, 'a bad call, another run, a call of the wrong shape: the whole line');
-  const instances = reloaded.get('run_a')?.toRun().instances ?? [];
-  t.same(
-    instances.map((i) => i.instanceId),
-    ['mcp_1', 'mcp_2'],
-    'the good line applied',
+  const instances = JSON.parse(JSON.stringify(reloaded.get('run_a')?.toRun().instances ?? [])) as Array<Record<string, unknown>>;
+  t.strictSame(
+    instances.map((i) => [i.instanceId, i.input, i.output, i.startedAt]),
+    [
+      ['mcp_1', { line: 4 }, { line: 4 }, new Date(T0 + 4).toISOString()],
+      ['mcp_2', 4, 4, new Date(T0 + 4).toISOString()],
+    ],
+    'only the good line applied, nothing of the others (not even their good calls)',
   );
 });
 
@@ -243,6 +261,16 @@ t.test('through a real debugger: a group reaches the run, the live feed and the 
   const more = await runWhen(serve, id, (r) => (r.instances as unknown[]).length === 52);
   t.same((more.instances as Array<{ output: unknown }>).slice(50).map((i) => i.output), [{ ok: 1 }, { ok: 2 }], 'the plain way too');
   instances.push(...(more.instances as typeof instances).slice(50));
+  // A group of one call, the plain way: the live feed still tells of a call, not of a group.
+  const single = JSON.stringify({ type: COMPLETED_GROUP, node: ECHO, runId: id, seq: 54, calls: [['mcp_53', T0 + 53, T0 + 55, { i: 52 }, { ok: 3 }]] });
+  reporter.sendRaw(`[ ${single} ]`);
+  await live.next((m) => fedEvent(m)?.instanceId === 'mcp_53', 5000, 'the single call on the live feed');
+  t.notOk(
+    live.messages.some((m) => fedEvent(m)?.type === COMPLETED_GROUP),
+    'no group on the live feed',
+  );
+  const last = await runWhen(serve, id, (r) => (r.instances as unknown[]).length === 53);
+  instances.push(...(last.instances as typeof instances).slice(52));
   // A restart reads the group back from the log.
   reporter.close();
   await serve.stop();

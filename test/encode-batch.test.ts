@@ -6,6 +6,7 @@ import t from 'tap';
 import { DeferredValue, JsonSlice } from '../src/report/deferred.js';
 import { encodeBatch, encodeEvent } from '../src/report/encode-batch.js';
 import type { NodeDeclaration, RunEvent } from '../src/report/events.js';
+import { COMPLETED_GROUP, expandCompletedGroup } from '../src/report/completed-group.js';
 import { CompletedEvent, FinishedEvent, StartedEvent } from '../src/report/execution-events.js';
 import { isUtf8 } from 'node:buffer';
 import { prng } from './helpers/random.js';
@@ -22,6 +23,13 @@ function paramsSlice(line: Buffer): JsonSlice<Buffer> {
     }
   };
   return new JsonSlice(line.length, parse, line, line, start, end);
+}
+
+/** A slice of a frame whose value is written compactly: its bytes are exactly what JSON.stringify writes of the value. */
+function compactSlice(value: unknown): JsonSlice<null> {
+  const line = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":${JSON.stringify(value)}}`);
+  const start = line.indexOf('"result":') + '"result":'.length;
+  return new JsonSlice(line.length, () => value, null, line, start, line.length - 1);
 }
 
 function started(input: unknown, seq: number): RunEvent {
@@ -143,7 +151,8 @@ t.test("the execution events' templates write exactly what JSON.stringify writes
   const frozen = Object.freeze({ nodeId: 'tool:é"', kind: 'tool', parent: 'mcp:session', label: 'é' }) as NodeDeclaration;
   const values = (): unknown => {
     const roll = rand();
-    // Undefined (left out), a deferred value, a note object, or any JSON.
+    // A slice of a frame (compact JSON: its bytes are what JSON.stringify would write), undefined (left out), a deferred value, a note object, or any JSON.
+    if (roll < 0.3) return compactSlice(randomJson(rand));
     if (roll < 0.15) return undefined;
     if (roll < 0.25) {
       const deferred = pick(rand, STRINGS);
@@ -152,11 +161,15 @@ t.test("the execution events' templates write exactly what JSON.stringify writes
     if (roll < 0.35) return { '[graphmind]': 'not recorded: the frame is larger than 1 MiB', bytes: 2_000_000 };
     return randomJson(rand);
   };
+  let groups = 0;
   for (let round = 0; round < 300; round++) {
     const events: RunEvent[] = [];
+    // Runs of consecutive seq now and then, so that completed calls can form groups.
+    let nextSeq = 1;
     for (let i = 0; i < 1 + Math.floor(rand() * 8); i++) {
-      const node = rand() < 0.6 ? frozen : ({ nodeId: pick(rand, STRINGS), kind: 'tool', parent: null, label: pick(rand, STRINGS) } as NodeDeclaration);
-      const [id, runId, seq, at, endT] = [pick(rand, STRINGS), pick(rand, ['run_a', 'run_b', 'r"']), pick(rand, NUMBERS), pick(rand, NUMBERS), pick(rand, NUMBERS)];
+      const node = rand() < 0.8 ? frozen : ({ nodeId: pick(rand, STRINGS), kind: 'tool', parent: null, label: pick(rand, STRINGS) } as NodeDeclaration);
+      const seq = rand() < 0.6 ? nextSeq++ : pick(rand, NUMBERS);
+      const [id, runId, at, endT] = [pick(rand, STRINGS), rand() < 0.8 ? 'run_a' : pick(rand, ['run_b', 'r"']), pick(rand, NUMBERS), pick(rand, NUMBERS)];
       const kind = rand();
       events.push(
         kind < 0.33
@@ -166,15 +179,41 @@ t.test("the execution events' templates write exactly what JSON.stringify writes
             : new FinishedEvent(id, values(), runId, seq, at),
       );
     }
-    const text = encodeBatch(events).toString('utf8');
-    if (text !== JSON.stringify(events)) t.fail(`round ${round}: ${text} is not ${JSON.stringify(events)}`);
+    if (round % 3 === 0) {
+      // A burst of completed calls, as a proxy sends them, now and then with one that cannot join the others.
+      for (let i = 0; i < 2 + Math.floor(rand() * 5); i++) {
+        const odd = rand();
+        const seq = odd < 0.05 ? nextSeq + 5 : nextSeq;
+        nextSeq = seq + 1;
+        const input = odd > 0.95 ? undefined : compactSlice(randomJson(rand));
+        const output = odd > 0.9 && odd <= 0.95 ? randomJson(rand) : compactSlice(randomJson(rand));
+        events.push(new CompletedEvent(pick(rand, STRINGS), odd >= 0.05 && odd < 0.1 ? ({ ...frozen } as NodeDeclaration) : frozen, input, output, 1_796_000_000_000 + i, 'run_a', seq, 1_796_000_000_000 - i));
+      }
+    }
+    const bytes = encodeBatch(events);
+    // Consecutive completed calls may form a group: as the events they stand for, exactly.
+    const elements = JSON.parse(bytes.toString('utf8')) as unknown[];
+    groups += elements.filter((e) => (e as { type?: unknown }).type === COMPLETED_GROUP).length;
+    const text = elements.some((e) => (e as { type?: unknown }).type === COMPLETED_GROUP) ? JSON.stringify(elements.flatMap((e) => expandCompletedGroup(e) ?? [])) : bytes.toString('utf8');
+    if (!isUtf8(bytes) || text !== JSON.stringify(events)) t.fail(`round ${round}: ${text} is not ${JSON.stringify(events)}`);
   }
+  t.ok(groups > 10, `groups formed and checked (${groups})`);
   // Slices: their bytes, compact here, come out as they are.
   const line = Buffer.from(LINES[0] as string);
   const slice = paramsSlice(line);
   const events = [new StartedEvent('mcp_1', frozen, slice, 'run_a', 1, 1_796_000_000_123), new CompletedEvent('mcp_2', frozen, slice, slice, 1_796_000_000_124, 'run_a', 2, 1_796_000_000_123), new FinishedEvent('mcp_1', slice, 'run_a', 3, 99_999_999)];
   t.equal(encodeBatch(events).toString('utf8'), JSON.stringify(events));
   t.pass('300 random batches written exactly as JSON.stringify writes them');
+});
+
+t.test('a template writes an id that is not a string as JSON.stringify does', async (t) => {
+  const node = Object.freeze({ nodeId: 'tool:echo', kind: 'tool', parent: 'mcp:session', label: 'echo' }) as NodeDeclaration;
+  for (const id of [undefined, 7, null]) {
+    const event = new FinishedEvent(id as unknown as string, undefined, 'r', 1, 2);
+    t.equal(encodeEvent(event), JSON.stringify(event), `an id of ${String(id)}`);
+    const started = new StartedEvent(id as unknown as string, node, undefined, 'r', 1, 2);
+    t.equal(encodeEvent(started), JSON.stringify(started));
+  }
 });
 
 t.test('a template falls back to the plain way for a slice that fails its check', async (t) => {

@@ -329,6 +329,29 @@ t.test('detached, frames wait unrecorded until a debugger attaches, then go at o
   t.ok(completed && Math.abs((completed.t as number) - passed) <= 5, 'it carries the time the request passed, not the time of the attach');
   recorder.finish({ exitCode: 0, signal: null });
 });
+t.test('a full ring is recorded up to the first call in flight, past calls already answered, an error included', async (t) => {
+  const { reporter, recorder, texts } = await attachedRecorder(t);
+  const node = tool('echo');
+  // A burst: 5,000 calls go out, the first 3,000 are answered (the very
+  // first with a JSON-RPC error), then more calls fill the ring (8,192 frames).
+  const requests = Array.from({ length: 5192 }, (_, i) => call(i + 1, 'tools/call', { name: 'echo', arguments: { n: i + 1 } }, node, i + 1));
+  for (const request of requests.slice(0, 5000)) recorder.onFrame(request);
+  recorder.onFrame(failure(requests[0] as Frame, { code: -32000, message: 'no' }));
+  for (const request of requests.slice(1, 3000)) recorder.onFrame(answer(request, { n: request.id }));
+  for (const request of requests.slice(5000)) recorder.onFrame(request);
+  // The rest is answered before the session ends.
+  for (const request of requests.slice(3000)) recorder.onFrame(answer(request, { n: request.id }));
+  recorder.finish({ exitCode: 0, signal: null });
+  t.ok(await reporter.flush(5000));
+  await waitFor(() => texts.some((text) => text.includes('"run.finished"')), 5000, 'the end');
+  const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>);
+  const kinds = new Map<string, string[]>();
+  for (const event of events) if (typeof event.instanceId === 'string') kinds.set(event.instanceId, [...(kinds.get(event.instanceId) ?? []), event.type as string]);
+  t.same(kinds.get(requests[0]?.instanceId as string), ['instance.started', 'instance.error'], 'the failed call: a start and an error');
+  const split = requests.slice(1).filter((request) => kinds.get(request.instanceId as string)?.join() !== 'instance.completed');
+  t.equal(split.length, 0, `every other call is one event (split: ${split.slice(0, 3).map((r) => r.id).join(', ')}…)`);
+});
+
 t.test('a call answered before it is recorded is one event; one answered later, a start and an end', async (t) => {
   const { reporter, recorder, texts } = await attachedRecorder(t, { toolResults: true });
   const quick = call(1, 'tools/call', { name: 'echo' }, tool('echo'), 1);

@@ -479,9 +479,10 @@ export class GraphRecorder {
 
   /**
    * Full, with a debugger attached: record what waits up to the first call
-   * still in flight, and leave that call and what came after it waiting, as
-   * the timer does (see `#recordSettled`), so that calls in flight are not
-   * split into a start and an end. The pairing looks at every waiting frame,
+   * still in flight (of any age; the timer stops only at young ones, see
+   * `#recordSettled`), and leave that call and what came after it waiting,
+   * so that calls in flight are not split into a start and an end. A call
+   * whose answer waits too is not in flight, an error answer included. The pairing looks at every waiting frame,
    * so a call whose answer is among those left still goes out as one event.
    * When that would free less than a quarter of the ring (a call long in
    * flight, while many frames went by), the older half is recorded instead.
@@ -489,12 +490,27 @@ export class GraphRecorder {
   #recordWhenFull(): void {
     this.#pairCalls();
     const slots = this.#waiting.length;
+    // Calls answered among the waiting frames but not paired (their answer is an error), found when first needed.
+    let answered: Set<Frame> | undefined;
     let settled = 0;
     for (let slot = this.#head; settled < this.#count; settled++, slot = slot + 1 === slots ? 0 : slot + 1) {
       const frame = this.#waiting[slot] as Frame;
-      if (frame.type === 'request' && frame.answer === undefined && frame.node !== undefined) break;
+      if (frame.type !== 'request' || frame.answer !== undefined || frame.node === undefined) continue;
+      answered ??= this.#answeredRequests();
+      if (!answered.has(frame)) break;
     }
     for (let n = settled >= this.#count >> 2 ? settled : this.#count >> 1; n > 0; n--) this.#recordOldest();
+  }
+
+  /** The requests that an answer among the waiting frames answers. */
+  #answeredRequests(): Set<Frame> {
+    const answered = new Set<Frame>();
+    const slots = this.#waiting.length;
+    for (let i = 0, slot = this.#head; i < this.#count; i++, slot = slot + 1 === slots ? 0 : slot + 1) {
+      const frame = this.#waiting[slot] as Frame;
+      if ((frame.type === 'response' || frame.type === 'error') && frame.request !== undefined) answered.add(frame.request);
+    }
+    return answered;
   }
 
   #recordOldestUnkept(): void {

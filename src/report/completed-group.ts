@@ -11,8 +11,12 @@ import type { InstanceCompletedEvent, NodeDeclaration } from './events.js';
  * ({@link expandCompletedGroup}): nothing past the ingest reader and the log
  * loader knows it exists.
  *
- * Only calls with both an input and an output are grouped (an array has no
- * way to leave one out).
+ * Every call in a group has both an input and an output (an array has no
+ * way to leave one out). The bundled reporter groups two or more calls
+ * whose values it copies from the frames as they came (not hidden, not
+ * too large), of a node from its naming table, with times in whole
+ * milliseconds; anything else goes as single events, as any reporter may
+ * always send them.
  */
 export interface CompletedGroup {
   type: typeof COMPLETED_GROUP;
@@ -28,13 +32,18 @@ export const COMPLETED_GROUP = 'instances.completed';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/** True if `value` claims to be a group (its `type` says so), whether or not it has the right shape. */
+export function isCompletedGroup(value: unknown): boolean {
+  return isRecord(value) && value.type === COMPLETED_GROUP;
+}
+
 /**
  * The events a group stands for, in order; undefined if `value` is a group
  * of the wrong shape. Not a group at all: `[value]` as it is. The events are
  * not validated here: the caller checks each as it checks any event.
  */
 export function expandCompletedGroup(value: unknown): unknown[] | undefined {
-  if (!isRecord(value) || value.type !== COMPLETED_GROUP) return [value];
+  if (!isRecord(value) || !isCompletedGroup(value)) return [value];
   const { node, runId, seq, calls } = value;
   if (!Number.isSafeInteger(seq) || !Array.isArray(calls) || calls.length === 0) return undefined;
   const events: InstanceCompletedEvent[] = [];

@@ -145,7 +145,7 @@ class BatchWriter {
 }
 
 /** Up to this many bytes, a piece is written in JavaScript rather than by a native call. */
-const SHORT = 128;
+const SHORT = 64;
 
 const writer = new BatchWriter();
 
@@ -263,6 +263,7 @@ const bytesOf = (text: string): Buffer => Buffer.from(text, 'latin1');
 const STARTED_HEAD = bytesOf('{"type":"instance.started","instanceId":');
 const COMPLETED_HEAD = bytesOf('{"type":"instance.completed","instanceId":');
 const FINISHED_HEAD = bytesOf('{"type":"instance.finished","instanceId":');
+const INSTANCE_ID_KEY = bytesOf(',"instanceId":');
 const NODE_KEY = bytesOf(',"node":');
 const INPUT_KEY = bytesOf(',"input":');
 const OUTPUT_KEY = bytesOf(',"output":');
@@ -294,9 +295,14 @@ function writeFinished(out: BatchWriter, event: FinishedEvent): void {
 }
 
 function writeHead(out: BatchWriter, head: Buffer, instanceId: string): void {
-  out.raw(head, 0, head.length);
-  if (typeof instanceId === 'string') out.string(instanceId);
-  else out.text(JSON.stringify(instanceId) ?? 'null');
+  if (typeof instanceId === 'string') {
+    out.raw(head, 0, head.length);
+    out.string(instanceId);
+    return;
+  }
+  // Not a string after all (a caller outside the type system): as JSON.stringify writes it, the key left out if it is undefined.
+  out.raw(head, 0, head.length - INSTANCE_ID_KEY.length);
+  writeField(out, 'instanceId', instanceId);
 }
 
 function writeNode(out: BatchWriter, node: NodeDeclaration): void {

@@ -1,6 +1,6 @@
 import type { NodeDeclaration, RunEvent } from '../report/events.js';
 import { jsonValueEnd } from '../streams/strict-json.js';
-import { COMPLETED_GROUP, expandCompletedGroup } from '../report/completed-group.js';
+import { COMPLETED_GROUP, expandCompletedGroup, isCompletedGroup } from '../report/completed-group.js';
 import { RawJson } from './raw-json.js';
 import { validateEvent } from './validate-event.js';
 
@@ -102,6 +102,8 @@ export class BatchReader {
   #lastRunId = '';
   /** Where {@link #readExecution} is reading. */
   #k = 0;
+  /** The element {@link #readElement} read last was a group of calls. */
+  #grouped = false;
 
   /**
    * The events of a message that is a compact JSON array of event objects
@@ -120,12 +122,14 @@ export class BatchReader {
     if (last === 1) return { events, ends, elements, groups };
     for (;;) {
       const before = events.length;
+      this.#grouped = false;
       const end = this.#readElement(buf, at, last, events);
       if (end === -1) return undefined;
       const element = ends.length;
       ends.push(end);
       for (let i = before; i < events.length; i++) elements.push(element);
-      if (events.length !== before + 1) (groups ??= new Set()).add(element);
+      // A group is marked as one whatever its size: its text is never an event's, even with one call in it.
+      if (this.#grouped) (groups ??= new Set()).add(element);
       if (end === last) return { events, ends, elements, groups };
       if (buf[end] !== COMMA) return undefined;
       at = end + 1;
@@ -136,15 +140,21 @@ export class BatchReader {
   #readElement(buf: Buffer, at: number, end: number, events: RunEvent[]): number {
     if (buf[at] !== OPEN_OBJECT) return -1;
     const before = events.length;
-    const fast = startsWith(buf, at, end, GROUP) ? this.#readGroup(buf, at, end, events) : this.#readExecution(buf, at, end, events);
-    if (fast !== -1) return fast;
+    const group = startsWith(buf, at, end, GROUP);
+    const fast = group ? this.#readGroup(buf, at, end, events) : this.#readExecution(buf, at, end, events);
+    if (fast !== -1) {
+      this.#grouped = group;
+      return fast;
+    }
     events.length = before;
     // Another kind of event, or one written differently: parsed in full.
     const close = jsonValueEnd(buf, at, end);
     if (close === -1) return -1;
     let expanded: unknown[] | undefined;
     try {
-      expanded = expandCompletedGroup(JSON.parse(buf.toString('utf8', at, close)));
+      const value: unknown = JSON.parse(buf.toString('utf8', at, close));
+      this.#grouped = isCompletedGroup(value);
+      expanded = expandCompletedGroup(value);
     } catch {
       return -1;
     }

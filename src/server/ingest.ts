@@ -6,7 +6,7 @@ import type { LiveFeed } from './live-feed.js';
 import type { RunStore } from './run-store.js';
 import { arrayElementEnds, BatchText } from './batch-text.js';
 import { BatchReader } from './batch-reader.js';
-import { expandCompletedGroup } from '../report/completed-group.js';
+import { expandCompletedGroup, isCompletedGroup } from '../report/completed-group.js';
 import { parseStrictJson } from '../streams/strict-json.js';
 import { validateEvent } from './validate-event.js';
 
@@ -19,6 +19,20 @@ import { validateEvent } from './validate-event.js';
  */
 function lineSafe(message: Buffer | string): boolean {
   return !message.includes('\n') && !message.includes('\r');
+}
+
+/**
+ * The message's bytes in memory of their own. What the server keeps of a
+ * batch (its values, see RawJson) keeps the memory under it alive for as
+ * long as the run: a message that is a small part of a larger block (a
+ * socket read that held several, a shared pool) is copied out first, so
+ * that it does not keep the rest of that block too.
+ */
+export function ownBytes(message: Buffer): Buffer {
+  if (message.buffer.byteLength <= 2 * message.length + 1024) return message;
+  const own = Buffer.allocUnsafeSlow(message.length);
+  message.copy(own);
+  return own;
 }
 
 /** Bytes a reporter may leave unread before its connection is dropped (its runs end, its holds are released). */
@@ -94,7 +108,7 @@ export class ReporterConnection implements HoldOwner {
    * group of calls made them differ); undefined if malformed.
    */
   #read(data: WebSocket.RawData): { events: RunEvent[]; batch: BatchText | undefined; elements?: number[] } | undefined {
-    const bytes = Buffer.isBuffer(data) ? data : undefined;
+    const bytes = Buffer.isBuffer(data) ? ownBytes(data) : undefined;
     // A reporter's batch, read from its bytes; anything else the plain way.
     const read = bytes === undefined ? undefined : this.#reader.read(bytes);
     if (read !== undefined) {
@@ -109,10 +123,12 @@ export class ReporterConnection implements HoldOwner {
     const parsed = plain.value;
     const elements = Array.isArray(parsed) ? parsed : [parsed];
     const items: unknown[] = [];
+    let grouped = false;
     for (const element of elements) {
       // A group of calls stands for the events it holds.
       const expanded = expandCompletedGroup(element);
       if (expanded === undefined) return undefined;
+      grouped ||= isCompletedGroup(element);
       items.push(...expanded);
     }
     for (const item of items) {
@@ -120,7 +136,7 @@ export class ReporterConnection implements HoldOwner {
     }
     const events = items as RunEvent[];
     // Each event's own text, to log (and feed) without stringifying it again (not with a group among them: stringified).
-    const ends = Array.isArray(parsed) && items.length === elements.length ? arrayElementEnds(text, events.length) : undefined;
+    const ends = Array.isArray(parsed) && !grouped ? arrayElementEnds(text, events.length) : undefined;
     return { events, batch: ends === undefined || !lineSafe(bytes ?? text) ? undefined : new BatchText(text, ends, bytes) };
   }
 

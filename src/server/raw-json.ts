@@ -6,9 +6,11 @@
  * an event cost; decoding each to a string of its own, and keeping that,
  * was most of what was left for the garbage collector to walk. So it holds
  * a range of the ingest message instead, which is outside the JavaScript
- * heap (the message stays alive as long as a value in it does: its text is
- * what the run's log holds too). `JSON.stringify` (the REST API, the live
- * feed) writes it as the value it holds, through {@link RawJson.toJSON}.
+ * heap. The message stays alive as long as a value in it does: about the
+ * size of the strings it replaces for a reporter's batch, which is nearly
+ * all values (the ingest copies a message out of a larger block first).
+ * `JSON.stringify` (the REST API, the live feed) writes it as the value it
+ * holds, through {@link RawJson.toJSON}.
  *
  * Only bytes that are valid UTF-8 and that `JSON.parse` accepts are ever
  * wrapped (the ingest reader checks them first).
