@@ -8,7 +8,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { CLI, PROXY_FIXTURES, startProxy, waitFor } from './helpers/cli.js';
+import { CLI, NO_DEBUGGER, PROXY_FIXTURES, startProxy, waitFor } from './helpers/cli.js';
 import { initialize, killQuietly, messagesIn, stderrMatch, toolsCall } from './helpers/wire.js';
 
 const node = process.execPath;
@@ -103,7 +103,7 @@ for (const kind of ['a Node pipe', 'a blocking FIFO'] as const) {
       stderr = fd;
     }
     // Not startProxy: its helper reads stderr, and this test must never do that.
-    const proxy = spawn(node, [CLI, 'mcp-proxy', '--', node, join(PROXY_FIXTURES, 'stderr-flood-server.mjs')], {
+    const proxy = spawn(node, [CLI, 'mcp-proxy', ...NO_DEBUGGER, '--', node, join(PROXY_FIXTURES, 'stderr-flood-server.mjs')], {
       stdio: ['pipe', 'pipe', stderr],
     }) as ChildProcessWithoutNullStreams;
     t.teardown(() => killQuietly(proxy.pid));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import t from 'tap';
 import { runProxy } from '../src/proxy/run-proxy.js';
-import { PROXY_FIXTURES, startProxy } from './helpers/cli.js';
+import { NO_DEBUGGER_PORT, PROXY_FIXTURES, startProxy } from './helpers/cli.js';
 import { FakeChild, collectingSink, initialize, isAlive, killQuietly, lines, responseTo, toolsCall } from './helpers/wire.js';
 
 const node = process.execPath;
@@ -146,6 +146,7 @@ t.test('a Windows crash code is named (injected spawn)', async (t) => {
   t.teardown(() => stdin.destroy());
   const result = await runProxy({
     command: 'server.exe',
+    port: NO_DEBUGGER_PORT,
     stdin,
     stdout: new PassThrough(),
     stderr: sink,

@@ -2,13 +2,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import t from 'tap';
-import { CLI, hasPython, PROXY_FIXTURES } from './helpers/cli.js';
+import { CLI, hasPython, NO_DEBUGGER, PROXY_FIXTURES } from './helpers/cli.js';
 
 t.test('python server through the proxy', async (t) => {
   if (!hasPython(t)) return;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'mcp-proxy', '--', 'python3', `${PROXY_FIXTURES}python-server.py`],
+    args: [CLI, 'mcp-proxy', ...NO_DEBUGGER, '--', 'python3', `${PROXY_FIXTURES}python-server.py`],
     stderr: 'pipe',
   });
   let stderr = '';

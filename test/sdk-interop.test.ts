@@ -8,7 +8,7 @@ import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextpro
 import { Client as ClientV126 } from 'sdk-1-26/client/index.js';
 import { StdioClientTransport as StdioClientTransportV126 } from 'sdk-1-26/client/stdio.js';
 import t from 'tap';
-import { CLI, PROXY_FIXTURES } from './helpers/cli.js';
+import { CLI, NO_DEBUGGER, PROXY_FIXTURES } from './helpers/cli.js';
 
 type ClientKind = 'sdk1-latest' | 'sdk1-1.26' | 'sdk2';
 type ServerKind = 'sdk1-latest' | 'sdk1-1.26' | 'sdk2';
@@ -65,7 +65,7 @@ const MATRIX: ReadonlyArray<{ client: ClientKind; server: ServerKind }> = [
 function createClient(kind: ClientKind, serverArgs: readonly string[]): { client: ClientLike; transport: TransportLike; start: () => Promise<void> } {
   const params = {
     command: process.execPath,
-    args: [CLI, 'mcp-proxy', '--', process.execPath, ...serverArgs],
+    args: [CLI, 'mcp-proxy', ...NO_DEBUGGER, '--', process.execPath, ...serverArgs],
     stderr: 'pipe' as const,
   };
   const info = { name: `interop-${kind}`, version: '0.0.0' };

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import t from 'tap';
-import { CLI } from './helpers/cli.js';
+import { CLI, NO_DEBUGGER } from './helpers/cli.js';
 
 const EVERYTHING_DIR = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/server-everything/dist/', import.meta.url));
 const STATIC_DOCUMENT = 'demo://resource/static/document/';
@@ -12,7 +12,7 @@ const STATIC_DOCUMENT = 'demo://resource/static/document/';
 t.test('server-everything through the proxy', async (t) => {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'mcp-proxy', '--', process.execPath, `${EVERYTHING_DIR}index.js`, 'stdio'],
+    args: [CLI, 'mcp-proxy', ...NO_DEBUGGER, '--', process.execPath, `${EVERYTHING_DIR}index.js`, 'stdio'],
     stderr: 'pipe',
   });
   let stderr = '';

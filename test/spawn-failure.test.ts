@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import t from 'tap';
 import { EXIT_CANNOT_RUN, runProxy, type SpawnFunction } from '../src/proxy/run-proxy.js';
-import { startProxy } from './helpers/cli.js';
+import { NO_DEBUGGER_PORT, startProxy } from './helpers/cli.js';
 import { FakeChild, collectingSink, killQuietly, lines } from './helpers/wire.js';
 
 type Teardown = { teardown(fn: () => unknown): void };
@@ -120,6 +120,7 @@ for (const how of ['throws', 'emits'] as const) {
     t.teardown(() => stdin.destroy());
     const result = await runProxy({
       command: 'npx',
+      port: NO_DEBUGGER_PORT,
       args: ['-y', '@modelcontextprotocol/server-everything'],
       stdin,
       stdout,

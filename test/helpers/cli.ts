@@ -32,11 +32,31 @@ export interface ProxyProcess {
 }
 
 /**
+ * A port where no debugger listens (nothing listens on port 1 here, and
+ * connecting to it is refused at once). A proxy started with no `--port`
+ * reports to 4747, where a developer may be running `graphmind serve` while
+ * the tests run: the tests' sessions would fill their debugger, and its
+ * breakpoints (the error gate is on by default) would hold the tests'
+ * frames. With something listening on 4747 during `npm test`, a diagnostics
+ * test failed on the stderr line that refusal added.
+ */
+export const NO_DEBUGGER_PORT = 1;
+
+/** {@link NO_DEBUGGER_PORT} as proxy flags. */
+export const NO_DEBUGGER = ['--port', String(NO_DEBUGGER_PORT)] as const;
+
+/** `proxyArgs` with {@link NO_DEBUGGER} unless they name a port. */
+export function awayFromDebugger(proxyArgs: readonly string[]): string[] {
+  return proxyArgs.some((arg) => arg === '--port' || arg.startsWith('--port=')) ? [...proxyArgs] : [...NO_DEBUGGER, ...proxyArgs];
+}
+
+/**
  * Start `node dist/cli/graphmind.js mcp-proxy <proxyArgs> -- <server...>`.
- * Pass `server: []` to run it with no server command.
+ * Pass `server: []` to run it with no server command. Without a `--port`
+ * among `proxyArgs` it gets {@link NO_DEBUGGER}.
  */
 export function startProxy(proxyArgs: readonly string[], server: readonly string[], options: SpawnOptions = {}): ProxyProcess {
-  const args = [CLI, 'mcp-proxy', ...proxyArgs, ...(server.length > 0 ? ['--', ...server] : [])];
+  const args = [CLI, 'mcp-proxy', ...awayFromDebugger(proxyArgs), ...(server.length > 0 ? ['--', ...server] : [])];
   const child = spawn(process.execPath, args, { stdio: 'pipe', ...options }) as ChildProcessWithoutNullStreams;
   const out: Buffer[] = [];
   const err: Buffer[] = [];

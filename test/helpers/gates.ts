@@ -12,7 +12,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Breakpoints, Hold, HoldAction } from '../../src/report/events.js';
-import { CLI, PROXY_FIXTURES, waitFor } from './cli.js';
+import { CLI, NO_DEBUGGER_PORT, PROXY_FIXTURES, waitFor } from './cli.js';
 import { api, startServe, type ServeProcess } from './serve.js';
 
 export { waitFor } from './cli.js';
@@ -235,7 +235,8 @@ export function proxyParams(serve: ServeProcess | undefined, log: ServerLog, opt
   const env = proxyEnv(serve);
   env.LOG_FILE = log.file;
   Object.assign(env, options.env ?? {});
-  const port = options.port ?? serve?.port ?? 4747;
+  // No debugger for this session: a port where none listens (see NO_DEBUGGER_PORT), not a developer's own on 4747.
+  const port = options.port ?? serve?.port ?? NO_DEBUGGER_PORT;
   const flags = ['--port', String(port), ...((options.waitForAttach ?? true) ? ['--wait-for-attach'] : [])];
   return { command: process.execPath, args: [CLI, 'mcp-proxy', ...flags, '--', process.execPath, ...(options.server ?? [LOGGING_SERVER])], env };
 }
