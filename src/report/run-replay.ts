@@ -131,9 +131,7 @@ export class RunReplay {
       case 'instance.started':
         return this.#start(event.instanceId, event.node, event.input, event.t);
       case 'instance.completed':
-        if (!this.#start(event.instanceId, event.node, event.input, event.t)) return false;
-        this.#end(event.instanceId, event.output, undefined, event.endT);
-        return true;
+        return this.#complete(event.instanceId, event.node, event.input, event.output, event.t, event.endT);
       case 'instance.finished':
         return this.#end(event.instanceId, event.output, undefined, event.t);
       case 'instance.error':
@@ -213,15 +211,34 @@ export class RunReplay {
 
   #start(instanceId: string, node: NodeDeclaration, input: unknown, t: number): boolean {
     if (this.byId.has(instanceId)) return false;
-    let entry = this.nodes.get(node.nodeId);
-    if (entry === undefined) {
-      const { nodeId, kind, parent, label } = node;
-      entry = this.addNode({ nodeId, kind, parent, label });
-    }
+    const entry = this.#entryOf(node);
     const instance: Instance = { instanceId, nodeId: node.nodeId, status: 'open', startedAt: isoTime(t), endedAt: null };
     if (input !== undefined) instance.input = input;
     this.addInstance(instance, entry);
     return true;
+  }
+
+  /**
+   * A start and a successful end at once: the same instance, counts and
+   * hooks as {@link #start} then {@link #end} would leave (an instance
+   * that is new is never stale), built in its final shape.
+   */
+  #complete(instanceId: string, node: NodeDeclaration, input: unknown, output: unknown, t: number, endT: number): boolean {
+    if (this.byId.has(instanceId)) return false;
+    const entry = this.#entryOf(node);
+    const instance: Instance = { instanceId, nodeId: node.nodeId, status: 'ok', startedAt: isoTime(t), endedAt: isoTime(endT) };
+    if (input !== undefined) instance.input = input;
+    if (output !== undefined) instance.output = output;
+    this.addInstance(instance, entry);
+    return true;
+  }
+
+  /** The entry of `node`, declared now if it is new. */
+  #entryOf(node: NodeDeclaration): NodeEntry {
+    const entry = this.nodes.get(node.nodeId);
+    if (entry !== undefined) return entry;
+    const { nodeId, kind, parent, label } = node;
+    return this.addNode({ nodeId, kind, parent, label });
   }
 
   #end(instanceId: string, output: unknown, error: InstanceError | undefined, t: number): boolean {
