@@ -33,7 +33,7 @@ export const COMPLETED_GROUP = 'instances.completed';
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** True if `value` claims to be a group (its `type` says so), whether or not it has the right shape. */
-export function isCompletedGroup(value: unknown): boolean {
+export function isCompletedGroup(value: unknown): value is Record<string, unknown> {
   return isRecord(value) && value.type === COMPLETED_GROUP;
 }
 
@@ -43,7 +43,7 @@ export function isCompletedGroup(value: unknown): boolean {
  * not validated here: the caller checks each as it checks any event.
  */
 export function expandCompletedGroup(value: unknown): unknown[] | undefined {
-  if (!isRecord(value) || !isCompletedGroup(value)) return [value];
+  if (!isCompletedGroup(value)) return [value];
   const { node, runId, seq, calls } = value;
   if (!Number.isSafeInteger(seq) || !Array.isArray(calls) || calls.length === 0) return undefined;
   const events: InstanceCompletedEvent[] = [];

@@ -214,7 +214,7 @@ function writeField(out: BatchWriter, key: string, value: unknown): void {
         // Its bytes as they are, once they pass its check (and are valid UTF-8); else its value serialised.
         const mark = out.at;
         writeKey(out, key);
-        if (value.isStrict() && out.utf8(value.buf, value.start, value.end)) return;
+        if (writeSlice(out, value)) return;
         out.at = mark;
         break;
       }
@@ -316,7 +316,7 @@ function writeValue(out: BatchWriter, key: string, keyJson: Buffer, value: unkno
   if (value instanceof JsonSlice) {
     const mark = out.at;
     out.raw(keyJson, 0, keyJson.length);
-    if (value.isStrict() && out.utf8(value.buf, value.start, value.end)) return;
+    if (writeSlice(out, value)) return;
     out.at = mark;
   }
   writeField(out, key, value);
@@ -355,11 +355,12 @@ const plainInteger = (value: unknown): value is number => Number.isSafeInteger(v
  * fewer than two can: the caller then writes `events[first]` alone.
  */
 function writeGroup(out: BatchWriter, events: readonly RunEvent[], first: number): number {
-  const lead = events[first] as CompletedEvent;
-  const { node, runId, seq } = lead;
-  const next = events[first + 1];
+  const { node, runId, seq } = events[first] as CompletedEvent;
+  /** Can `event` be call `k` of this group (same run and node, the seq that follows)? */
+  const joins = (event: RunEvent | undefined, k: number): event is CompletedEvent =>
+    event instanceof CompletedEvent && event.node === node && event.runId === runId && event.seq === seq + k;
   // Worth a group only if the next event can join it too.
-  if (!(next instanceof CompletedEvent) || next.node !== node || next.runId !== runId || next.seq !== seq + 1) return 0;
+  if (!joins(events[first + 1], 1)) return 0;
   const nodeJson = typeof runId === 'string' && plainInteger(seq) && typeof node === 'object' && node !== null ? frozenNodeJson(node) : undefined;
   if (nodeJson === undefined) return 0;
   const start = out.at;
@@ -374,8 +375,7 @@ function writeGroup(out: BatchWriter, events: readonly RunEvent[], first: number
   let count = 0;
   for (let i = first; i < events.length; i++, count++) {
     const event = events[i];
-    if (!(event instanceof CompletedEvent) || event.node !== node || event.runId !== runId || event.seq !== seq + count) break;
-    if (!writeCall(out, event, count > 0)) break;
+    if (!joins(event, count) || !writeCall(out, event, count > 0)) break;
   }
   if (count < 2) {
     out.at = start;
