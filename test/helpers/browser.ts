@@ -65,7 +65,9 @@ export async function openPage(browser: Browser, url: string, viewport = { width
 export async function watch(page: Page, url: string): Promise<WatchedPage> {
   const problems: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error' || /Content Security Policy/i.test(message.text())) problems.push(`console: ${message.text()}`);
+    // With the URL it came from: Chromium names a resource that failed to load only there.
+    const from = message.location().url;
+    if (message.type() === 'error' || /Content Security Policy/i.test(message.text())) problems.push(`console: ${message.text()}${from ? ` [${from}]` : ''}`);
   });
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
   await page.exposeFunction('__reportCspViolation', (text: string) => problems.push(`csp: ${text}`));
