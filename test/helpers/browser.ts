@@ -1,12 +1,10 @@
-// A real browser for the viewer tests: Debian's Chromium driven by
-// playwright-core. Never downloads a browser; a missing one fails the test
-// with a clear message. Every page records console errors, uncaught errors
+// A real browser for the viewer tests: a Chromium found by findChromium()
+// (CHROMIUM_PATH, Debian's, or the one inside the @sparticuz/chromium
+// devDependency) driven by playwright-core. Never downloads a browser; when
+// none is found the test fails with a clear message. Every page records console errors, uncaught errors
 // and CSP violations, so a test can assert there were none.
-import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
-
-/** Where Debian installs Chromium. */
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+import { findChromium, launchOptions } from './chromium.js';
 
 /** The flags the viewer tests run Chromium with. */
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -17,13 +15,11 @@ interface Teardown {
 
 /**
  * Launch headless Chromium with a fresh profile; closed in `t.teardown`.
- * Throws (failing the test) when Chromium is not installed.
+ * Throws (failing the test) when no Chromium can be found.
  */
 export async function launchBrowser(t: Teardown): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install -y chromium`);
-  }
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  const found = await findChromium();
+  const browser = await chromium.launch(launchOptions(found, CHROMIUM_ARGS));
   t.teardown(() => browser.close());
   return browser;
 }
