@@ -14,8 +14,8 @@ t.test('every recorded error name is documented, and nothing else is', async (t)
 });
 
 t.test('the names the recorder writes are the documented ones', async (t) => {
-  const recorder = readFileSync(new URL('../src/proxy/graph-recorder.ts', import.meta.url), 'utf8');
-  const used = new Set([...recorder.matchAll(/name: '([A-Za-z]+)'/g)].map((m) => m[1]));
+  const sources = ['../src/relay/relay-recorder.ts', '../src/report/answer-record.ts'].map((path) => readFileSync(new URL(path, import.meta.url), 'utf8'));
+  const used = new Set(sources.flatMap((source) => [...source.matchAll(/name: '([A-Za-z]+)'/g)].map((m) => m[1])));
   t.ok(used.size > 0);
   for (const name of used) t.ok(Object.values(ERROR_NAMES).includes(name as never), `${name} is in ERROR_NAMES`);
 });

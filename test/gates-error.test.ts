@@ -4,9 +4,10 @@
 // disarms it; a debugger that goes away mid-hold lets every held frame go on.
 import { EventEmitter } from 'node:events';
 import t from 'tap';
-import type { GraphRecorder } from '../src/proxy/graph-recorder.js';
-import type { TextSink } from '../src/proxy/stderr-sink.js';
-import { WireGate } from '../src/proxy/wire-gate.js';
+import type { RelayRecorder } from '../src/relay/relay-recorder.js';
+import { holding } from '../src/proxy/messages.js';
+import { idForDisplay } from '../src/streams/exact-id.js';
+import { RelayGate } from '../src/relay/relay-gate.js';
 import type { Reporter } from '../src/report/reporter.js';
 import { classify } from '../src/streams/classifier.js';
 import { Correlator } from '../src/streams/correlator.js';
@@ -173,16 +174,13 @@ t.test('a decision the proxy does not know lets the held frame through (fail ope
   const reporter = Object.assign(new EventEmitter(), { attached: true, url: 'http://[::1]:4747', sent: [] as unknown[], send(_runId: string, event: unknown) { this.sent.push(event); } });
   const recorder = { runId: 'run_test', instanceIdOf: () => 'mcp_1', onDecision: () => {} };
   const lines: string[] = [];
-  const sink: TextSink = {
-    write: (text) => void lines.push(String(text)),
-    flush: async () => {},
-  };
-  const gate = new WireGate({
+  const gate = new RelayGate({
     reporter: reporter as unknown as Reporter,
-    recorder: recorder as unknown as GraphRecorder,
-    sink,
+    recorder: recorder as unknown as RelayRecorder,
     waitForAttach: false,
     loopAllow: [],
+    // The proxy's own hook: its HOLDING line.
+    onHolding: ({ hold, method, call, url }) => void lines.push(`${holding(method, idForDisplay(call), hold.point, url)}\n`),
   });
   reporter.emit('breakpoints', { pauseOnError: true, nodes: { 'tool:echo': { before: true } } });
   const correlator = new Correlator();

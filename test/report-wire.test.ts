@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { WebSocketServer } from 'ws';
-import { GraphRecorder, MAX_RECORDED_FRAME_BYTES, PAIR_WAIT_MS, RECORD_DELAY_MS } from '../src/proxy/graph-recorder.js';
+import { RelayRecorder, MAX_RECORDED_FRAME_BYTES, PAIR_WAIT_MS, RECORD_DELAY_MS } from '../src/relay/relay-recorder.js';
 import { IdSequence } from '../src/report/id-sequence.js';
 import { Reporter } from '../src/report/reporter.js';
 import { newFrame, type Direction, type Frame, type FrameType, type NodeRef } from '../src/streams/frame.js';
@@ -45,7 +45,7 @@ function answer(request: Frame, result: unknown, isError?: boolean): Frame {
  * the recorder in order, each answered at once with `resultOf(i)` unless
  * that is undefined.
  */
-function echoCalls(recorder: GraphRecorder, from: number, to: number, resultOf: (i: number) => unknown = () => undefined): Frame[] {
+function echoCalls(recorder: RelayRecorder, from: number, to: number, resultOf: (i: number) => unknown = () => undefined): Frame[] {
   const calls: Frame[] = [];
   for (let i = from; i <= to; i++) {
     const request = call(i, 'tools/call', { name: 'echo', arguments: { n: i } }, tool('echo'), i);
@@ -62,7 +62,7 @@ function failure(request: Frame, error: unknown): Frame {
 }
 
 /** One whole session, through every path of the recorder. */
-function session(recorder: GraphRecorder): void {
+function session(recorder: RelayRecorder): void {
   recorder.onSpawned(4321);
   recorder.onStderr(['server: starting', 'server: ready']);
   const init = call(1, 'initialize', { protocolVersion: '2025-06-18', clientInfo: { name: 'wire-test', version: '1' }, capabilities: {} }, protocol('initialize'));
@@ -140,24 +140,24 @@ async function listen(t: Test, port: number, texts: string[]): Promise<WebSocket
 }
 
 /** A recorder reporting to a socket that keeps every message in `texts`, attached before it starts. */
-async function attachedRecorder(t: Test, options: { toolResults?: boolean; maxBufferedEvents?: number } = {}): Promise<{ reporter: Reporter; recorder: GraphRecorder; texts: string[] }> {
+async function attachedRecorder(t: Test, options: { toolResults?: boolean; maxBufferedEvents?: number } = {}): Promise<{ reporter: Reporter; recorder: RelayRecorder; texts: string[] }> {
   const port = await freePort();
   const texts: string[] = [];
   await listen(t, port, texts);
   const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20, ...(options.maxBufferedEvents === undefined ? {} : { maxBufferedEvents: options.maxBufferedEvents }) });
   t.teardown(() => reporter.close());
   t.ok(await reporter.waitForAttach(5000), 'attached');
-  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: options.toolResults ?? false } });
+  const recorder = new RelayRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: options.toolResults ?? false } });
   return { reporter, recorder, texts };
 }
 
 /** A recorder whose reporter has nobody to talk to yet: its port is free until {@link attachLater} listens on it. */
-async function detachedRecorder(t: Test, maxBufferedEvents?: number): Promise<{ port: number; texts: string[]; reporter: Reporter; recorder: GraphRecorder }> {
+async function detachedRecorder(t: Test, maxBufferedEvents?: number): Promise<{ port: number; texts: string[]; reporter: Reporter; recorder: RelayRecorder }> {
   const port = await freePort();
   const texts: string[] = [];
   const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20, ...(maxBufferedEvents === undefined ? {} : { maxBufferedEvents }) });
   t.teardown(() => reporter.close());
-  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  const recorder = new RelayRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
   return { port, texts, reporter, recorder };
 }
 
@@ -169,7 +169,7 @@ async function detachedRecorder(t: Test, maxBufferedEvents?: number): Promise<{ 
  */
 async function attachLater(
   t: Test,
-  { port, texts, reporter, recorder }: { port: number; texts: string[]; reporter: Reporter; recorder: GraphRecorder },
+  { port, texts, reporter, recorder }: { port: number; texts: string[]; reporter: Reporter; recorder: RelayRecorder },
 ): Promise<{ dropped: number; kept: Array<Record<string, unknown>> }> {
   await listen(t, port, texts);
   t.ok(await reporter.waitForAttach(5000), 'attached later');
@@ -189,9 +189,9 @@ async function capture(t: Test, attachFirst: boolean): Promise<string[]> {
   const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20 });
   t.teardown(() => reporter.close());
   if (attachFirst) t.ok(await reporter.waitForAttach(5000), 'attached');
-  const shown = new GraphRecorder({ reporter, command: '/usr/bin/node', args: ['/srv/server.js', '--flag'], hide: { inputs: false, toolResults: false } });
+  const shown = new RelayRecorder({ reporter, command: '/usr/bin/node', args: ['/srv/server.js', '--flag'], hide: { inputs: false, toolResults: false } });
   session(shown);
-  const hidden = new GraphRecorder({ reporter, command: '/usr/bin/node', args: ['/srv/server.js', '--token=secret'], hide: { inputs: true, toolResults: true } });
+  const hidden = new RelayRecorder({ reporter, command: '/usr/bin/node', args: ['/srv/server.js', '--token=secret'], hide: { inputs: true, toolResults: true } });
   session(hidden);
   if (!attachFirst) {
     t.equal(reporter.attached, false, 'detached while the session ran');
@@ -512,7 +512,7 @@ t.test('detached, calls pushed out and never answered: their ends are counted as
 t.test('detached, the calls after a burst get the ids they would have had if nothing were dropped', async (t) => {
   const reporter = new Reporter({ port: await freePort(), env: {}, dataDir: tempDir(), connect: false, maxBufferedEvents: 3 });
   t.teardown(() => reporter.close());
-  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  const recorder = new RelayRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
   // mcp_1 is the session; the first noise line opens the protocol node (mcp_2).
   for (let i = 0; i < 6; i++) recorder.onFrame(frameOf(`noise ${i}`, 'server-to-client', 'noise'));
   const calls: Frame[] = [];
@@ -536,7 +536,7 @@ t.test('a debugger that goes away while frames wait for the timer: they wait for
   const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20 });
   t.teardown(() => reporter.close());
   t.ok(await reporter.waitForAttach(5000), 'attached');
-  const recorder = new GraphRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
+  const recorder = new RelayRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
   await waitFor(() => texts.some((text) => text.includes('"run.started"')), 5000, 'the run is known');
   // Ten calls answered at once and ten still in flight, all waiting for the timer's turn.
   const calls = echoCalls(recorder, 1, 20, (i) => (i <= 10 ? { content: [] } : undefined));

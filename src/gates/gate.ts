@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Breakpoints, GatePoint, HoldAction } from '../report/events.js';
+import { holdPlan, type HoldPlan, type HoldQuery, type HoldReason } from './hold-policy.js';
 
-/** Why a frame was held. */
-export type HoldReason = 'breakpoint' | 'error' | 'loop';
+export type { HoldReason } from './hold-policy.js';
 
 /** What a decision resolves to. */
 export interface Decision {
   action: HoldAction;
   /** The injected value, for `inject`. */
   value?: unknown;
-  /** True when nobody decided: the debugger went away and the hold continued. */
+  /** True when nobody decided: the debugger went away (or the run did) and the hold continued. */
   auto?: boolean;
 }
 
@@ -18,17 +18,22 @@ export interface PendingHold {
   readonly holdId: string;
   readonly point: GatePoint;
   readonly reason: HoldReason;
+  /** The run the held call belongs to (`''` when none was given). */
+  readonly runId: string;
   readonly since: number;
 }
 
+const RELEASED: Decision = Object.freeze({ action: 'continue', auto: true }) as Decision;
+
 /**
  * The decision core shared by every integration, with no streams and no
- * I/O: which points hold (breakpoints pushed from the server, the error
- * gate, the loop hold) and the holds waiting for a decision.
+ * I/O: which points hold ({@link holdPlan} over the breakpoints pushed from
+ * the server) and the holds waiting for a decision.
  *
  * It fails open: while detached nothing holds, and {@link Gate.releaseAll}
- * continues every hold when the debugger goes away. Deciding is idempotent:
- * only the first decision of a hold counts.
+ * (or {@link Gate.releaseRun} for one run) continues the holds when the
+ * debugger or the run goes away. Deciding is idempotent: only the first
+ * decision of a hold counts.
  */
 export class Gate {
   /** The breakpoints in force (pushed by the server). */
@@ -46,21 +51,14 @@ export class Gate {
     return this.#holds.size;
   }
 
-  /** Does a breakpoint on `nodeId` hold at `point` (`before` or `after`)? */
-  breaksAt(nodeId: string, point: 'before' | 'after'): boolean {
-    if (!this.attached) return false;
-    const node = this.breakpoints.nodes[nodeId];
-    return node !== undefined && node[point] === true;
-  }
-
-  /** Is the error gate armed? */
-  get errorGateArmed(): boolean {
-    return this.attached && this.breakpoints.pauseOnError;
+  /** Where `query` holds, if anywhere: never while detached. */
+  plan(query: HoldQuery): HoldPlan | undefined {
+    return this.attached ? holdPlan(this.breakpoints, query) : undefined;
   }
 
   /** Open a hold; the promise settles with its decision. */
-  hold(point: GatePoint, reason: HoldReason): { hold: PendingHold; decision: Promise<Decision> } {
-    const hold: PendingHold = { holdId: `hold_${randomBytes(12).toString('base64url')}`, point, reason, since: Date.now() };
+  hold(point: GatePoint, reason: HoldReason, runId = ''): { hold: PendingHold; decision: Promise<Decision> } {
+    const hold: PendingHold = { holdId: `hold_${randomBytes(12).toString('base64url')}`, point, reason, runId, since: Date.now() };
     const decision = new Promise<Decision>((resolve) => this.#holds.set(hold.holdId, { hold, resolve }));
     return { hold, decision };
   }
@@ -74,11 +72,20 @@ export class Gate {
     return true;
   }
 
+  /** Let every hold of one run go on (the run was deleted, or ended): fail open. */
+  releaseRun(runId: string): void {
+    for (const [holdId, entry] of this.#holds) {
+      if (entry.hold.runId !== runId) continue;
+      this.#holds.delete(holdId);
+      entry.resolve(RELEASED);
+    }
+  }
+
   /** Let every hold go on (the debugger went away): fail open. */
   releaseAll(): void {
     for (const [holdId, entry] of this.#holds) {
       this.#holds.delete(holdId);
-      entry.resolve({ action: 'continue', auto: true });
+      entry.resolve(RELEASED);
     }
   }
 }

@@ -102,3 +102,20 @@ export function liftResult(method: string | undefined, value: unknown, options: 
   }
   return result;
 }
+
+/**
+ * The protocol version a request's answer is stamped for: the one the
+ * request pins in `params._meta` (2026-07-28 requests carry theirs), else
+ * the one the session negotiated.
+ */
+export function eraOf(params: unknown, sessionEra: string | undefined): string | undefined {
+  const meta = isObject(params) ? params._meta : undefined;
+  const pinned = isObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
+  return typeof pinned === 'string' ? pinned : sessionEra;
+}
+
+/** The {@link LiftOptions} for answering a request with these `params`, in a session of `sessionEra`. */
+export function liftOptionsFor(params: unknown, sessionEra: string | undefined): LiftOptions {
+  const uri = isObject(params) && typeof params.uri === 'string' ? params.uri : undefined;
+  return { protocolVersion: eraOf(params, sessionEra), uri };
+}

@@ -8,13 +8,12 @@ import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
 import { DEFAULT_RELEASE_EVERY_BYTES, MemoryRelease } from './memory-release.js';
 import * as messages from './messages.js';
 import { processExists, signalDescendants, signalMembers, type TreeMember } from './process-tree.js';
-import { SPAWN_FAILURE_ATTACH_MS, startSessionReport } from './session-report.js';
 import { SharedStderr, createStderrSink, type TextSink } from './stderr-sink.js';
 import { StderrLines } from './stderr-lines.js';
 import { StderrTail } from './stderr-tail.js';
 import { traceLine } from './trace.js';
-import { WireGate } from './wire-gate.js';
-import { loopAllowList } from '../gates/loop-detector.js';
+import { startDebugSession } from '../relay/debug-session.js';
+import { idForDisplay } from '../streams/exact-id.js';
 
 /** The shape of `child_process.spawn` the proxy needs; injectable for tests. */
 export type SpawnFunction = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
@@ -92,6 +91,9 @@ export interface ProxyResult {
   stdoutNoise: number;
 }
 
+/** How long a proxy whose server could not start waits for a debugger to appear. */
+export const SPAWN_FAILURE_ATTACH_MS = 1000;
+
 /** Exit code for a command that could not be started, as shells use. */
 export const EXIT_CANNOT_RUN = 127;
 
@@ -159,7 +161,15 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   const env = options.env ?? process.env;
   const report =
     (options.report ?? true)
-      ? startSessionReport({ command: options.command, args: options.args ?? [], port: options.port ?? 4747, env })
+      ? startDebugSession({
+          command: options.command,
+          args: options.args ?? [],
+          port: options.port ?? 4747,
+          env,
+          waitForAttach: options.waitForAttach ?? false,
+          // Where MCP hosts show server logs: a held call is somebody's agent waiting.
+          onHolding: ({ hold, method, call, url }) => sink.write(`${messages.holding(method, idForDisplay(call), hold.point, url)}\n`),
+        })
       : undefined;
   // Signals are caught from the start: one that arrives while the child is
   // being spawned is passed on as soon as it exists, so it is never orphaned.
@@ -237,18 +247,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   };
 
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-  const wireGate =
-    report === undefined
-      ? undefined
-      : new WireGate({
-          reporter: report.reporter,
-          recorder: report.recorder,
-          sink,
-          waitForAttach: options.waitForAttach ?? false,
-          loopAllow: loopAllowList(env),
-        });
   const relay: Relay = createRelay({
-    gate: wireGate,
+    gate: report?.gate,
     client: { readable: stdin, writable: stdout, end: false },
     server: { readable: child.stdout as Readable, writable: child.stdin as NodeJS.WritableStream & Writable },
     maxFrameBytes,
@@ -265,7 +265,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
     },
   });
 
-  wireGate?.attach(relay);
+  report?.attach(relay);
 
   let exited = false;
   let stoppedByUs = false;
@@ -348,7 +348,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   exited = true;
   for (const timer of timers) clearTimeout(timer);
   // Nobody is left to answer a held frame: let everything drain, and hold nothing more.
-  wireGate?.stop();
+  report?.gate.stop();
 
   // Everything the server wrote before it died still goes to the host.
   await Promise.race([

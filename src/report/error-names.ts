@@ -20,6 +20,8 @@ export const ERROR_NAMES = {
   StdoutNoise: 'StdoutNoise',
   /** The call was aborted in the debugger. */
   Aborted: 'Aborted',
+  /** In process (the adapter): the handler threw. */
+  HandlerError: 'HandlerError',
 } as const;
 
 /** One of {@link ERROR_NAMES}. */

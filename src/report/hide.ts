@@ -63,3 +63,26 @@ function isPathLike(arg: string, exists: (path: string) => boolean): boolean {
 export function redactCommandLine(command: string, args: readonly string[], exists: (path: string) => boolean = existsSync): string[] {
   return [basename(command), ...args.filter((arg) => isPathLike(arg, exists)).map((arg) => basename(arg))];
 }
+
+/**
+ * A held message as the hold reports it, with what the hide switches keep
+ * out of the record replaced by the placeholder, as the recorders do for
+ * the same call: a call's `params` under `GRAPHMIND_HIDE_INPUTS`; a tool
+ * call's `result`, and the words of a JSON-RPC error answering one, under
+ * `GRAPHMIND_HIDE_TOOL_RESULTS`. `message` is undefined when the held bytes
+ * could not be parsed: `unparsed` is shown then, unless it would be hidden.
+ * `isCall`: a request or notification (else an answer to a call of `method`).
+ */
+export function heldMessage(message: Record<string, unknown> | undefined, isCall: boolean, method: string | undefined, hide: HideSettings, unparsed: () => unknown): unknown {
+  const hidden = isCall
+    ? hide.inputs && (message === undefined || 'params' in message)
+    : hide.toolResults && method === 'tools/call' && (message === undefined || 'result' in message || 'error' in message);
+  if (!hidden) return message ?? unparsed();
+  if (message === undefined) return HIDDEN;
+  if (isCall) return { ...message, params: HIDDEN };
+  // A buggy answer may carry both: each is hidden, as the record hides them.
+  const shown: Record<string, unknown> = { ...message };
+  if ('result' in message) shown.result = HIDDEN;
+  if ('error' in message) shown.error = hiddenRpcError(message.error);
+  return shown;
+}

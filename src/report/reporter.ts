@@ -15,11 +15,17 @@ export type OutgoingEvent = RunEvent extends infer E ? (E extends RunEvent ? Omi
 
 /** Options for {@link Reporter}. */
 export interface ReporterOptions {
-  /** Port of `graphmind serve`. @default 4747 */
+  /** Port of `graphmind serve` (on 127.0.0.1, else ::1). @default 4747 */
   port?: number;
+  /**
+   * The debugger's ingest URL, e.g. `ws://127.0.0.1:4747/ingest`: its host,
+   * port and path are used as they are (and `port` is ignored).
+   * @default GRAPHMIND_URL, else built from `port`
+   */
+  url?: string;
   /** Where to find the token file. @default GRAPHMIND_DATA_DIR or ~/.graphmind */
   dataDir?: string;
-  /** Environment to read `GRAPHMIND_TOKEN` and `GRAPHMIND_DATA_DIR` from. @default process.env */
+  /** Environment to read `GRAPHMIND_TOKEN`, `GRAPHMIND_DATA_DIR` and `GRAPHMIND_URL` from. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** Events kept while detached or behind; beyond it the oldest are dropped (and counted). @default 1000 */
   maxBufferedEvents?: number;
@@ -77,6 +83,31 @@ const LOOPBACK_HOSTS = ['127.0.0.1', '::1'] as const;
 /** `host` as it goes in a URL: an IPv6 address in brackets. */
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Where an ingest URL points: its host (no brackets), port and path. */
+interface IngestTarget {
+  host: string;
+  port: number;
+  path: string;
+}
+
+/**
+ * The parts of an ingest URL (`ws://host:port/path`, `http:` accepted as
+ * `ws:`), or undefined for one that cannot be used.
+ */
+export function parseIngestUrl(url: string): IngestTarget | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'ws:' && parsed.protocol !== 'http:') return undefined;
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (host === '') return undefined;
+  const port = parsed.port === '' ? 80 : Number(parsed.port);
+  return { host, port, path: parsed.pathname === '/' || parsed.pathname === '' ? '/ingest' : parsed.pathname };
 }
 /** Slots the event buffer starts with (it grows when a larger bound needs it). */
 const INITIAL_SLOTS = 1024;
@@ -159,6 +190,8 @@ class RunState {
 export class Reporter extends EventEmitter {
   readonly port: number;
   readonly dataDir: string;
+  /** The one address to use, when given a URL (else both loopbacks are tried). */
+  readonly #target: IngestTarget | undefined;
   /** The latest breakpoints from the server (defaults while detached). */
   breakpoints: Breakpoints = DEFAULT_BREAKPOINTS;
   readonly #env: NodeJS.ProcessEnv;
@@ -205,7 +238,10 @@ export class Reporter extends EventEmitter {
   constructor(options: ReporterOptions = {}) {
     super();
     this.#env = options.env ?? process.env;
-    this.port = options.port ?? DEFAULT_PORT;
+    const url = options.url ?? this.#env.GRAPHMIND_URL;
+    this.#target = url !== undefined && url !== '' ? parseIngestUrl(url) : undefined;
+    this.port = this.#target?.port ?? options.port ?? DEFAULT_PORT;
+    if (this.#target !== undefined) this.#host = this.#target.host;
     this.dataDir = options.dataDir ?? defaultDataDir(this.#env);
     this.#maxBuffered = options.maxBufferedEvents ?? DEFAULT_MAX_BUFFERED_EVENTS;
     this.#maxBufferedBytes = options.maxBufferedBytes ?? 16 * 1024 * 1024;
@@ -284,9 +320,13 @@ export class Reporter extends EventEmitter {
     full.t = Date.now();
     let owner: RunState | null = run;
     if (full.type === 'run.finished') {
-      // A finished run is not reclaimed on reconnect.
+      // A finished run is not reclaimed on reconnect, and nothing of it is
+      // kept here any more (a server that makes a run per request must not
+      // grow by one entry each): its events in the buffer keep what they need.
       const start = this.#started.get(runId);
       this.#started.delete(runId);
+      this.#runs.delete(runId);
+      if (this.#lastRun === run) this.#lastRun = undefined;
       // Its run.started may already have been dropped from the buffer: keep
       // it, so the run still exists when the rest arrives.
       if (start !== undefined && run.startDropped) this.#droppedStarts.set(runId, start);
@@ -553,6 +593,10 @@ export class Reporter extends EventEmitter {
   #connect(): void {
     if (this.#closed) return;
     this.#connecting = true;
+    if (this.#target !== undefined) {
+      this.#probeHost(this.#target.host, undefined);
+      return;
+    }
     // The address that answered last goes first; the other loopback second.
     this.#probeHost(this.#host, this.#host === LOOPBACK_HOSTS[0] ? LOOPBACK_HOSTS[1] : LOOPBACK_HOSTS[0]);
   }
@@ -620,7 +664,7 @@ export class Reporter extends EventEmitter {
     const token = readToken(this.dataDir, this.#env);
     let ws: WebSocket;
     try {
-      ws = new WebSocketClient(`ws://${urlHost(this.#host)}:${this.port}/ingest`, {
+      ws = new WebSocketClient(`ws://${urlHost(this.#host)}:${this.port}${this.#target?.path ?? '/ingest'}`, {
         headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
         perMessageDeflate: false,
         maxPayload: 64 * 1024 * 1024,

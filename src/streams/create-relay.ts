@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { Classifier } from './classifier.js';
 import { Correlator } from './correlator.js';
 import { driveDirection } from './drive-direction.js';
-import type { Direction, Frame } from './frame.js';
+import type { Direction, Frame, FrameBatch } from './frame.js';
 import { FrameWriter } from './frame-writer.js';
 import { GateTransform, type FrameGate } from './gate-transform.js';
 import { Lifter } from './lifter.js';
@@ -67,6 +67,13 @@ export interface RelayDirection {
   readonly writer: FrameWriter;
   /** Settles when this direction has ended (rejects if it failed). */
   readonly done: Promise<void>;
+  /**
+   * Write frames that did not come through this direction's pipeline (an
+   * answer a gate made for a request held in the other direction): the
+   * lifter gives made frames their bytes, and the writer puts them after
+   * what it has written, never inside a line.
+   */
+  send(frames: FrameBatch): void;
 }
 
 /** A running relay. */
@@ -107,7 +114,10 @@ function buildDirection(
   const done = driveDirection(source, { framer, classifier, gate, lifter, writer, nothingHolds });
   // A failed direction is reported through `done`; never as an unhandled rejection.
   done.catch(() => {});
-  return { direction, framer, classifier, gate, lifter, writer, done };
+  const send = (frames: FrameBatch): void => {
+    for (const frame of lifter.lift(frames)) writer.writeBytes(frame.raw);
+  };
+  return { direction, framer, classifier, gate, lifter, writer, done, send };
 }
 
 /**

@@ -5,6 +5,9 @@
  * @module
  */
 
+import type { LiftOptions } from '../gates/lift.js';
+import type { Outcome } from '../gates/outcome.js';
+
 /** Which way a frame travels. */
 export type Direction = 'client-to-server' | 'server-to-client';
 
@@ -117,11 +120,32 @@ export interface Frame {
    */
   answer?: Frame;
   /**
+   * A frame made by a gate's decision rather than read from the wire (an
+   * injected answer, an abort's error, a replacement notification): the
+   * `Lifter` stage writes its bytes (`raw` is empty until then).
+   */
+  made?: MadeFrame;
+  /**
    * When the relay read the bytes that completed this frame, in ms since
    * the epoch: one clock reading per input chunk, shared by the frames it
    * completed.
    */
   at: number;
+}
+
+/**
+ * What a decision made in place of a frame (see `outcomeOf`): an answer to
+ * `request` (a value lifted into its method's result, a whole message
+ * typed by the user, or the abort error), or a notification's replacement.
+ */
+export interface MadeFrame {
+  outcome: Extract<Outcome, { kind: 'answer' | 'answer-frame' | 'fail' | 'replace' }>;
+  /** The call an answer answers: its id is the answer's, its method shapes a lifted result. */
+  request: Frame;
+  /** How a lifted value is stamped (the era) and, for a read, its URI. */
+  lift: LiftOptions;
+  /** What the frame carries, once worked out (see `madeValue`). */
+  value?: unknown;
 }
 
 /**
@@ -149,6 +173,7 @@ export function newFrame(raw: Buffer, direction: Direction, seq: number, termina
     payloadEnd: -1,
     instanceId: undefined,
     answer: undefined,
+    made: undefined,
     // A time in ms since the epoch does not fit a small integer, so every
     // frame's `at` is a double from the start: a field that began as a
     // small integer and later took a time would change every frame's object

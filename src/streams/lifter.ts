@@ -1,5 +1,6 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import type { FrameBatch } from './frame.js';
+import { newFrame, type Direction, type Frame, type FrameBatch, type MadeFrame } from './frame.js';
+import { madeBytes } from './made-frame.js';
 
 /** Options for {@link Lifter}. */
 export interface LifterOptions {
@@ -11,12 +12,26 @@ export interface LifterOptions {
 }
 
 /**
- * The stage after the gate, where what a gate let through becomes what the
- * writer writes. Every frame passes untouched, bytes and all: the proxy's
- * gate already hands over injected answers as finished frames, lifted into
- * their method's result shape by `liftResult` (src/gates/lift.ts) when the
- * decision is taken. The stage stays in the pipeline so that a relay of
- * your own can put a transform of its own here.
+ * A frame that a gate's decision makes instead of one from the wire, to go
+ * out in `direction`: its bytes are written by the {@link Lifter} (see
+ * {@link MadeFrame}).
+ */
+export function madeFrame(made: MadeFrame, direction: Direction, seq: number): Frame {
+  const frame = newFrame(EMPTY, direction, seq, true);
+  frame.made = made;
+  return frame;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The stage after the gate, where a decision becomes bytes. Frames read
+ * from the wire pass untouched, bytes and all. A frame the gate made
+ * instead ({@link madeFrame}: an injected answer, an abort's error, a
+ * replacement notification) is given its bytes here: an injected value is
+ * lifted into the result shape its request's method must return (see
+ * `liftResult`, stamped for the session's era), and the answer carries the
+ * request's id exactly as the request spelled it.
  */
 export class Lifter extends Transform {
   constructor(options: LifterOptions = {}) {
@@ -30,9 +45,18 @@ export class Lifter extends Transform {
 
   /**
    * What `_transform` does, for a caller that drives the stage directly (as
-   * {@link createRelay} does): returns the frames to write.
+   * {@link createRelay} does): returns the frames to write, made frames
+   * with their bytes.
    */
   lift(batch: FrameBatch): FrameBatch {
+    for (let i = 0; i < batch.length; i++) {
+      const frame = batch[i] as Frame;
+      if (frame.made !== undefined && frame.raw.length === 0) {
+        const raw = madeBytes(frame.made);
+        frame.raw = raw;
+        frame.size = raw.length;
+      }
+    }
     return batch;
   }
 }

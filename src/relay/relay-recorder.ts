@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { isWholeFrame } from '../gates/lift.js';
+import { ABORT_CODE } from '../gates/outcome.js';
+import { HIDDEN_TOOL_ERROR, contentText, hidesResult, recordInjected, rpcError } from '../report/answer-record.js';
 import { DeferredValue, JsonSlice } from '../report/deferred.js';
 import type { GatePoint, InstanceError, NodeDeclaration } from '../report/events.js';
-import { CompletedEvent, FinishedEvent, StartedEvent } from '../report/execution-events.js';
 import { HIDDEN, redactCommandLine, type HideSettings } from '../report/hide.js';
 import { IdSequence } from '../report/id-sequence.js';
 import type { Reporter } from '../report/reporter.js';
+import { RunEvents } from '../report/run-events.js';
 import { messageOf, type Direction, type Frame, type JsonRpcMessage } from '../streams/frame.js';
+import { OpenCalls } from './open-calls.js';
 import { PROTOCOL_NODE_ID, SESSION_NODE_ID, STDOUT_NOISE_NODE } from '../streams/node-naming.js';
 
 /** How many stdout-noise lines become executions on the graph. */
@@ -22,7 +24,7 @@ const NOISE_INPUT_BYTES = 200;
 export const MAX_RECORDED_FRAME_BYTES = 1024 * 1024;
 
 /**
- * How long a frame may wait to be recorded (see {@link GraphRecorder.onFrame}).
+ * How long a frame may wait to be recorded (see {@link RelayRecorder.onFrame}).
  * With a debugger attached, what was recorded goes to it at once: the graph
  * is at most this much later than the wire.
  */
@@ -70,21 +72,6 @@ function paramsOf(source: FrameSource): unknown {
 function resultOf(source: FrameSource): unknown {
   const message = messageFrom(source);
   return message === undefined ? undefined : message.result;
-}
-
-/** What a failed tool result's error says when `GRAPHMIND_HIDE_TOOL_RESULTS` keeps its content out. */
-const HIDDEN_TOOL_ERROR = 'the tool reported an error (content hidden)';
-
-/** What a JSON-RPC error answering a tool call is recorded as when `GRAPHMIND_HIDE_TOOL_RESULTS` keeps its words out. */
-const HIDDEN_RPC_ERROR = 'the server answered with a JSON-RPC error (message hidden)';
-
-/**
- * The recorded error of a JSON-RPC error answer, from its `error` member;
- * with `hide`, only its code (as `hiddenRpcError` in report/hide.ts keeps of a held one).
- */
-function rpcError(rpc: { code?: unknown; message?: unknown; data?: unknown }, hide = false): InstanceError {
-  const code = typeof rpc.code === 'number' ? rpc.code : undefined;
-  return hide ? { name: 'JsonRpcError', message: HIDDEN_RPC_ERROR, code } : { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code, data: rpc.data };
 }
 
 /** A failed tool result's text. */
@@ -159,103 +146,7 @@ function declared(node: NodeDeclaration): NodeDeclaration {
 
 const PROTOCOL_NODE: NodeDeclaration = { nodeId: PROTOCOL_NODE_ID, kind: 'custom', parent: SESSION_NODE_ID, label: 'protocol' };
 
-/** Slots {@link OpenCalls}' table starts with. */
-const OPEN_SLOTS = 256;
-/** The most slots it grows to; calls beyond go to its map. */
-const MAX_OPEN_SLOTS = 65536;
-
-/**
- * The calls that await an answer, in the order they were opened. A table
- * indexed by the request frame's direction and sequence number holds them
- * (no hashing on the relay's path: a call is a store when it goes out and a
- * compare when its answer comes back). A call whose slot is taken grows the
- * table when it is a quarter full (many calls in flight at once); otherwise
- * (a call left open while many frames went by), or once the table is at its
- * largest, it goes to a map instead.
- */
-class OpenCalls {
-  #frames: Array<Frame | undefined> = new Array<Frame | undefined>(OPEN_SLOTS).fill(undefined);
-  /** When each slot's call was opened (for the order). */
-  #opened: number[] = new Array<number>(OPEN_SLOTS).fill(0);
-  #mask = OPEN_SLOTS - 1;
-  readonly #overflow = new Map<Frame, number>();
-  /** Calls opened so far (the order). */
-  #count = 0;
-  /** Calls in the table. */
-  #inTable = 0;
-
-  #slot(frame: Frame): number {
-    return ((frame.seq << 1) | (frame.direction === 'client-to-server' ? 0 : 1)) & this.#mask;
-  }
-
-  /** Open a call (one already open keeps its place). */
-  add(frame: Frame): void {
-    let slot = this.#slot(frame);
-    let held = this.#frames[slot];
-    if (held === frame || (this.#overflow.size > 0 && this.#overflow.has(frame))) return;
-    const opened = ++this.#count;
-    if (held !== undefined && this.#inTable * 4 >= this.#mask + 1 && this.#mask + 1 < MAX_OPEN_SLOTS) {
-      this.#grow();
-      slot = this.#slot(frame);
-      held = this.#frames[slot];
-    }
-    if (held === undefined) {
-      this.#frames[slot] = frame;
-      this.#opened[slot] = opened;
-      this.#inTable++;
-    } else {
-      this.#overflow.set(frame, opened);
-    }
-  }
-
-  /** Close a call; false if it was not open. */
-  delete(frame: Frame): boolean {
-    const slot = this.#slot(frame);
-    if (this.#frames[slot] === frame) {
-      this.#frames[slot] = undefined;
-      this.#inTable--;
-      return true;
-    }
-    return this.#overflow.size > 0 && this.#overflow.delete(frame);
-  }
-
-  /** Every open call, oldest first; none is open afterwards. */
-  take(): Frame[] {
-    const open: Array<[number, Frame]> = [...this.#overflow].map(([frame, opened]) => [opened, frame]);
-    this.#overflow.clear();
-    for (let slot = 0; slot <= this.#mask; slot++) {
-      const frame = this.#frames[slot];
-      if (frame !== undefined) open.push([this.#opened[slot] as number, frame]);
-      this.#frames[slot] = undefined;
-    }
-    this.#inTable = 0;
-    return open.sort((a, b) => a[0] - b[0]).map(([, frame]) => frame);
-  }
-
-  /** Double the table; calls that collide in it too stay in (or go to) the map. */
-  #grow(): void {
-    const frames = this.#frames;
-    const opened = this.#opened;
-    const slots = frames.length * 2;
-    this.#frames = new Array<Frame | undefined>(slots).fill(undefined);
-    this.#opened = new Array<number>(slots).fill(0);
-    this.#mask = slots - 1;
-    for (let i = 0; i < frames.length; i++) {
-      const frame = frames[i];
-      if (frame === undefined) continue;
-      const slot = this.#slot(frame);
-      if (this.#frames[slot] === undefined) {
-        this.#frames[slot] = frame;
-        this.#opened[slot] = opened[i] as number;
-      } else {
-        this.#overflow.set(frame, opened[i] as number);
-        this.#inTable--;
-      }
-    }
-  }
-}
-
-/** How the server process ended, for {@link GraphRecorder.finish}. */
+/** How the server process ended, for {@link RelayRecorder.finish}. */
 export interface SessionEnd {
   /** The command could not be started. */
   spawnError?: { message: string; code?: string };
@@ -270,25 +161,28 @@ export interface SessionEnd {
   signal?: NodeJS.Signals | null;
 }
 
-/** Options for {@link GraphRecorder}. */
-export interface GraphRecorderOptions {
+/** Options for {@link RelayRecorder}. */
+export interface RelayRecorderOptions {
   reporter: Reporter;
-  command: string;
-  args: readonly string[];
+  /** What to keep out of the record (`GRAPHMIND_HIDE_*`, see `hideSettings`). */
   hide: HideSettings;
+  /**
+   * The server's command, when the relay spawned it (the proxy): the run
+   * and its session node are named after it, and it is recorded (as hidden
+   * inputs allow) in the run's metadata.
+   * @default undefined
+   */
+  command?: string;
+  /** The command's arguments. @default [] */
+  args?: readonly string[];
+  /** The run's name when there is no command. @default 'relay' */
+  name?: string;
+  /** The run's source, as listed. @default 'mcp-proxy' with a command, else 'mcp-relay' */
+  source?: string;
 }
 
 function record(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** The text of a result's content blocks, for a failed tool's error message. */
-function contentText(result: Record<string, unknown>): string {
-  const content = result.content;
-  if (!Array.isArray(content)) return 'the tool reported an error';
-  const texts = content.filter((block) => record(block) && typeof block.text === 'string').map((block) => (block as { text: string }).text);
-  const text = texts.length > 0 ? texts.join('\n') : 'the tool reported an error';
-  return text.length > 4000 ? `${text.slice(0, 4000)}…` : text;
 }
 
 /**
@@ -308,9 +202,10 @@ export function sessionLabel(command: string, args: readonly string[], redacted:
  * the session's end. It reads frames that the relay already classified and
  * never touches their bytes.
  */
-export class GraphRecorder {
+export class RelayRecorder {
   readonly runId: string;
   readonly #reporter: Reporter;
+  readonly #events: RunEvents;
   readonly #hide: HideSettings;
   /** What this session records of values (`GRAPHMIND_HIDE_*`): the gate hides the same in what it reports of a hold. */
   get hide(): HideSettings {
@@ -339,7 +234,7 @@ export class GraphRecorder {
   /** Calls counted as {@link UNKEPT} and not answered yet. */
   #unkeptOpen = 0;
   #calls = 0;
-  /** Protocol calls whose record ends in error now: the size of {@link GraphRecorder.#failedCalls}. */
+  /** Protocol calls whose record ends in error now: the size of {@link RelayRecorder.#failedCalls}. */
   #errors = 0;
   /** The protocol calls counted in `#errors` (a later decision may end one well after all). */
   readonly #failedCalls = new WeakSet<Frame>();
@@ -351,18 +246,29 @@ export class GraphRecorder {
   #finished = false;
   readonly #detachedLimit: number;
 
-  constructor(options: GraphRecorderOptions) {
+  constructor(options: RelayRecorderOptions) {
     this.#reporter = options.reporter;
     // Detached, as many frames wait as the reporter keeps events: no more than that many could be kept anyway.
     this.#detachedLimit = Math.max(1, Math.min(options.reporter.capacity, MAX_WAITING_FRAMES));
     this.#waiting = new Array<Frame | undefined>(MAX_WAITING_FRAMES).fill(undefined);
     this.#hide = options.hide;
-    // Hidden inputs keep, in the label as in the metadata, the command's name and the file names of path arguments.
-    const redacted = options.hide.inputs ? redactCommandLine(options.command, options.args) : undefined;
-    const label = sessionLabel(options.command, options.args, redacted);
-    const commandLine =
-      redacted !== undefined ? { command: redacted[0] as string, args: redacted.slice(1) } : { command: options.command, args: [...options.args] };
-    this.runId = this.#reporter.startRun(label, 'mcp-proxy', { ...commandLine, cwd: options.hide.inputs ? undefined : process.cwd(), proxyPid: process.pid });
+    let label: string;
+    let input: unknown;
+    let meta: Record<string, unknown>;
+    if (options.command !== undefined) {
+      const args = options.args ?? [];
+      // Hidden inputs keep, in the label as in the metadata, the command's name and the file names of path arguments.
+      const redacted = options.hide.inputs ? redactCommandLine(options.command, args) : undefined;
+      label = sessionLabel(options.command, args, redacted);
+      const commandLine = redacted !== undefined ? { command: redacted[0] as string, args: redacted.slice(1) } : { command: options.command, args: [...args] };
+      input = commandLine;
+      meta = { ...commandLine, cwd: options.hide.inputs ? undefined : process.cwd(), proxyPid: process.pid };
+    } else {
+      label = options.name ?? 'relay';
+      meta = { pid: process.pid };
+    }
+    this.runId = this.#reporter.startRun(label, options.source ?? (options.command !== undefined ? 'mcp-proxy' : 'mcp-relay'), meta);
+    this.#events = new RunEvents(this.#reporter, this.runId);
     this.#sessionInstance = this.#nextId();
     // What waited while detached is recorded as soon as there is somebody to send it to.
     this.#reporter.on('attached', () => this.flush());
@@ -370,7 +276,7 @@ export class GraphRecorder {
       type: 'instance.started',
       instanceId: this.#sessionInstance,
       node: { nodeId: SESSION_NODE_ID, kind: 'server', parent: null, label },
-      input: commandLine,
+      input,
     });
   }
 
@@ -742,9 +648,7 @@ export class GraphRecorder {
     if (action === 'retry') {
       this.#open.add(request);
       this.#countEnd(request, false);
-      const reporter = this.#reporter;
-      const runId = this.runId;
-      reporter.sendComplete(runId, { type: 'instance.reopened', instanceId, runId, seq: reporter.nextSeq(runId), t: this.#now() }, 0);
+      this.#events.reopened(instanceId, this.#now());
       return;
     }
     // The call is answered here, by the debugger: it can no longer go unanswered.
@@ -754,38 +658,20 @@ export class GraphRecorder {
       return;
     }
     this.#countEnd(request, true);
-    this.#failed(instanceId, undefined, { name: 'Aborted', message: `aborted in the debugger at the ${point} gate`, code: -32099 }, 0);
+    this.#failed(instanceId, undefined, { name: 'Aborted', message: `aborted in the debugger at the ${point} gate`, code: ABORT_CODE }, 0);
   }
 
-  /**
-   * An answer made in the debugger, recorded as a real one would be: a whole
-   * frame with `error` is a JSON-RPC error, a tool result with `isError` a
-   * tool error, anything else the call's output (of a whole answer, its
-   * `result`).
-   */
+  /** An answer made in the debugger, recorded as a real one would be (see `recordInjected`). */
   #injected(request: Frame, instanceId: string, value: unknown): void {
-    const hideResult = this.#hidesResult(request);
-    const whole = isWholeFrame(value);
-    if (whole && record(value.error)) {
-      this.#countEnd(request, true);
-      this.#failed(instanceId, undefined, rpcError(value.error, hideResult), 0);
-      return;
-    }
-    // A whole answer is recorded by its result, as a real answer is; any other frame (a replacement notification) as it is.
-    const result = whole && 'result' in value ? value.result : value;
-    const failed = request.method === 'tools/call' && record(result) && result.isError === true;
-    this.#countEnd(request, failed);
-    if (failed) {
-      const message = hideResult ? HIDDEN_TOOL_ERROR : contentText(result);
-      this.#failed(instanceId, hideResult ? HIDDEN : result, { name: 'ToolError', message }, 0);
-      return;
-    }
-    this.#ended(instanceId, hideResult ? HIDDEN : result, 0);
+    const answer = recordInjected(request.method, value, this.#hide);
+    this.#countEnd(request, answer.failed);
+    if (answer.failed) this.#failed(instanceId, answer.output, answer.error, 0);
+    else this.#ended(instanceId, answer.output, 0);
   }
 
   /** `GRAPHMIND_HIDE_TOOL_RESULTS` keeps what answers `request` out of the record: it is a tool call. */
   #hidesResult(request: Frame): boolean {
-    return this.#hide.toolResults && request.method === 'tools/call';
+    return hidesResult(request.method, this.#hide);
   }
 
   #nextId(): string {
@@ -797,46 +683,31 @@ export class GraphRecorder {
     return this.#reporter.attached || frame.message !== undefined ? frame : frame.raw;
   }
 
-  // Every event is built whole, runId, seq and t included, in one place per
-  // kind: one object shape per kind from the start, and the fields in the
-  // order they have always gone out in (an `undefined` field is left out of
-  // the JSON). `held` is what the event holds on to, for the buffer's bound.
+  // Every event is built whole by RunEvents, at the time of the frame being recorded.
 
   #started(instanceId: string, node: NodeDeclaration, input: unknown, held: number): void {
-    const reporter = this.#reporter;
-    const runId = this.runId;
-    reporter.sendComplete(runId, new StartedEvent(instanceId, node, input, runId, reporter.nextSeq(runId), this.#now()), held);
+    this.#events.started(instanceId, node, input, held, this.#now());
   }
 
   #completed(instanceId: string, node: NodeDeclaration, input: unknown, output: unknown, endT: number, held: number): void {
-    const reporter = this.#reporter;
-    const runId = this.runId;
-    reporter.sendComplete(runId, new CompletedEvent(instanceId, node, input, output, endT, runId, reporter.nextSeq(runId), this.#now()), held);
+    this.#events.completed(instanceId, node, input, output, endT, held, this.#now());
   }
 
   #ended(instanceId: string, output: unknown, held: number): void {
-    const reporter = this.#reporter;
-    const runId = this.runId;
-    reporter.sendComplete(runId, new FinishedEvent(instanceId, output, runId, reporter.nextSeq(runId), this.#now()), held);
+    this.#events.ended(instanceId, output, held, this.#now());
   }
 
   #failed(instanceId: string, output: unknown, error: InstanceError, held: number): void {
-    const reporter = this.#reporter;
-    const runId = this.runId;
-    reporter.sendComplete(runId, { type: 'instance.error', instanceId, output, error, runId, seq: reporter.nextSeq(runId), t: this.#now() }, held);
+    this.#events.failed(instanceId, output, error, held, this.#now());
   }
 
   #meta(meta: Record<string, unknown>): void {
     if (this.#dropping) return this.#drop(1);
-    const reporter = this.#reporter;
-    const runId = this.runId;
-    reporter.sendComplete(runId, { type: 'run.meta', meta, runId, seq: reporter.nextSeq(runId), t: this.#now() }, 0);
+    this.#events.meta(meta, this.#now());
   }
 
   #log(text: string, stream = 'stderr'): void {
-    const reporter = this.#reporter;
-    const runId = this.runId;
-    reporter.sendComplete(runId, { type: 'log', nodeId: SESSION_NODE_ID, stream, text, runId, seq: reporter.nextSeq(runId), t: this.#now() }, text.length);
+    this.#events.log(SESSION_NODE_ID, text, stream, this.#now());
   }
 
   /**

@@ -1,0 +1,191 @@
+import type { EventEmitter } from 'node:events';
+import type { Breakpoints, GatePoint, HoldAction } from '../report/events.js';
+import { Gate, type Decision, type PendingHold } from './gate.js';
+import type { HoldPlan, HoldQuery } from './hold-policy.js';
+
+/**
+ * The reporter as a {@link DebuggerGate} uses it: events out, breakpoints
+ * and decisions in. The `Reporter` of `graphmind-ai` is one.
+ *
+ * Events it emits: `'breakpoints'` (Breakpoints), `'decision'`
+ * ({ holdId, action, value }), `'detached'`, `'rejected'` (runId).
+ */
+export interface GateReporter extends EventEmitter {
+  /** True while a debugger is connected. */
+  readonly attached: boolean;
+  /** The debugger's address, for messages such as the proxy's HOLDING line. */
+  readonly url: string;
+  /** Queue an event of a run. */
+  send(runId: string, event: HoldOpened | HoldReleased): void;
+}
+
+/** The `hold.opened` event a {@link DebuggerGate} reports. */
+export interface HoldOpened {
+  type: 'hold.opened';
+  holdId: string;
+  nodeId: string;
+  instanceId: string;
+  gate: GatePoint;
+  method: string;
+  /** The held message as the viewer shows it (a deferred value is fine). */
+  frame: unknown;
+  reason: string;
+}
+
+/** The `hold.released` event a {@link DebuggerGate} reports. */
+export interface HoldReleased {
+  type: 'hold.released';
+  holdId: string;
+  action: HoldAction;
+}
+
+/** What is held, for {@link DebuggerGate.withHold}. */
+export interface HoldSubject {
+  runId: string;
+  nodeId: string;
+  instanceId: string;
+  /** The JSON-RPC method of the held call, e.g. `tools/call`. */
+  method: string;
+  /** The held message as the debugger shows it (hide switches already applied). */
+  frame: unknown;
+}
+
+/** Options for {@link DebuggerGate}. */
+export interface DebuggerGateOptions {
+  reporter: GateReporter;
+}
+
+/**
+ * The gate connected to a debugger: the {@link Gate} kept in step with a
+ * reporter (breakpoints pushed by `graphmind serve`, decisions routed to
+ * their hold, every hold let go when the debugger goes and a run's holds
+ * when that run is rejected), and {@link DebuggerGate.withHold}, the one
+ * lifecycle of a hold for every integration: report it, say so, wait for
+ * the decision, apply it, and always report the release.
+ *
+ * No streams and no wire: the proxy, the in-process adapter and a relay of
+ * your own decide what a decision does (see `outcomeOf`).
+ */
+export class DebuggerGate {
+  readonly gate = new Gate();
+  readonly reporter: GateReporter;
+  /** Nothing holds any more (see {@link DebuggerGate.stop}). */
+  #stopped = false;
+  /**
+   * Runs the debugger records nothing more of on this connection (deleted
+   * while live, or reported by another connection): a hold there would be
+   * let go at once, after telling the user about it, so nothing holds until
+   * the next connection.
+   */
+  readonly #unrecorded = new Set<string>();
+  readonly #armWaiters = new Set<() => void>();
+
+  constructor(options: DebuggerGateOptions) {
+    const reporter = options.reporter;
+    this.reporter = reporter;
+    // The gate arms only once the server has said what its breakpoints are:
+    // until then we would be guessing (pause-on-error may be off).
+    reporter.on('breakpoints', (breakpoints: Breakpoints) => {
+      this.gate.breakpoints = breakpoints;
+      this.gate.attached = reporter.attached && !this.#stopped;
+      this.#endWaits();
+    });
+    reporter.on('detached', () => {
+      this.gate.attached = false;
+      this.#unrecorded.clear();
+      this.gate.releaseAll();
+    });
+    reporter.on('rejected', (runId: string) => {
+      if (typeof runId !== 'string') return;
+      this.#unrecorded.add(runId);
+      this.gate.releaseRun(runId);
+    });
+    reporter.on('decision', (decision: { holdId: string; action: HoldAction; value?: unknown }) => {
+      this.gate.decide(decision.holdId, { action: decision.action, value: decision.value });
+    });
+  }
+
+  /** True while a debugger is attached and has sent its breakpoints (and the gate is not stopped). */
+  get armed(): boolean {
+    return this.gate.attached;
+  }
+
+  /** Could a call of `runId` hold right now? */
+  mayHold(runId: string): boolean {
+    return this.gate.attached && (this.#unrecorded.size === 0 || !this.#unrecorded.has(runId));
+  }
+
+  /** Where a call of `runId` holds, if anywhere (see `holdPlan`); never while detached or stopped. */
+  plan(runId: string, query: HoldQuery): HoldPlan | undefined {
+    if (!this.gate.attached) return undefined;
+    if (this.#unrecorded.size > 0 && this.#unrecorded.has(runId)) return undefined;
+    return this.gate.plan(query);
+  }
+
+  /**
+   * Resolve true once a debugger has attached and sent its breakpoints, or
+   * false after `timeoutMs` (or at once when the gate is stopped).
+   */
+  whenArmed(timeoutMs: number): Promise<boolean> {
+    if (this.gate.attached) return Promise.resolve(true);
+    if (this.#stopped) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#armWaiters.delete(done);
+        resolve(this.gate.attached);
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.#armWaiters.add(done);
+    });
+  }
+
+  #endWaits(): void {
+    for (const done of [...this.#armWaiters]) done();
+  }
+
+  /**
+   * Hold `subject` at `plan`: report `hold.opened`, call `onHolding` (the
+   * proxy prints its HOLDING line there), wait for the decision, hand it to
+   * `apply`, and report `hold.released` whatever `apply` does. Resolves
+   * with what `apply` returns; rejects only if `apply` throws.
+   */
+  async withHold<T>(subject: HoldSubject, plan: HoldPlan, apply: (decision: Decision) => T, onHolding?: (hold: PendingHold) => void): Promise<T> {
+    const { hold, decision } = this.gate.hold(plan.point, plan.reason, subject.runId);
+    const reporter = this.reporter;
+    reporter.send(subject.runId, {
+      type: 'hold.opened',
+      holdId: hold.holdId,
+      nodeId: subject.nodeId,
+      instanceId: subject.instanceId,
+      gate: plan.point,
+      method: subject.method,
+      frame: subject.frame,
+      reason: plan.reason,
+    });
+    try {
+      onHolding?.(hold);
+    } catch {
+      // A hook that throws must not leave the hold without its decision.
+    }
+    const decided = await decision;
+    try {
+      return apply(decided);
+    } finally {
+      reporter.send(subject.runId, { type: 'hold.released', holdId: hold.holdId, action: decided.action });
+    }
+  }
+
+  /** Let the holds of one run go on (its requester gave up, or it ended). */
+  releaseRun(runId: string): void {
+    this.gate.releaseRun(runId);
+  }
+
+  /** Nothing holds from now on, and every hold goes on (the other side is gone). */
+  stop(): void {
+    this.#stopped = true;
+    this.gate.attached = false;
+    this.#endWaits();
+    this.gate.releaseAll();
+  }
+}

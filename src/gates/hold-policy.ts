@@ -1,0 +1,50 @@
+import type { Breakpoints, GatePoint } from '../report/events.js';
+
+/** Why a frame or a handler is held. */
+export type HoldReason = 'breakpoint' | 'error' | 'loop';
+
+/** A place where a call may stop, as a hold policy sees it. */
+export interface HoldQuery {
+  /** `before`: the call has not run (nothing is in flight); `after`: its answer is known. */
+  point: 'before' | 'after';
+  /** The graph node of the call. */
+  nodeId: string;
+  /** At `after`: the answer is a failure (a JSON-RPC error, an `isError` result, a thrown error). */
+  failed?: boolean;
+  /** At `before`: the loop detector says this call completes a loop. */
+  loop?: boolean;
+}
+
+/** Where a call holds, and why. */
+export interface HoldPlan {
+  point: GatePoint;
+  reason: HoldReason;
+}
+
+/**
+ * The hold policy, shared by every integration: does a call stop here, at
+ * which gate, and why. Pure: it reads the breakpoints and the query only.
+ *
+ * | point | holds when | gate | reason |
+ * |---|---|---|---|
+ * | before | a `before` breakpoint on the node | before | breakpoint |
+ * | before | otherwise, the call completes a loop | before | loop |
+ * | after | an `after` breakpoint on the node | after | breakpoint |
+ * | after | otherwise, the answer failed and pause-on-error is on | error | error |
+ *
+ * Nothing else holds.
+ */
+export function holdPlan(breakpoints: Breakpoints, query: HoldQuery): HoldPlan | undefined {
+  const node = breakpoints.nodes[query.nodeId];
+  if (query.point === 'before') {
+    if (node !== undefined && node.before === true) return BREAK_BEFORE;
+    return query.loop === true ? LOOP : undefined;
+  }
+  if (node !== undefined && node.after === true) return BREAK_AFTER;
+  return query.failed === true && breakpoints.pauseOnError ? ERROR : undefined;
+}
+
+const BREAK_BEFORE: HoldPlan = Object.freeze({ point: 'before', reason: 'breakpoint' });
+const LOOP: HoldPlan = Object.freeze({ point: 'before', reason: 'loop' });
+const BREAK_AFTER: HoldPlan = Object.freeze({ point: 'after', reason: 'breakpoint' });
+const ERROR: HoldPlan = Object.freeze({ point: 'error', reason: 'error' });

@@ -1,0 +1,81 @@
+import type { HoldAction } from '../report/events.js';
+
+/** The JSON-RPC error code a requester receives when a call is aborted in the debugger. */
+export const ABORT_CODE = -32099;
+/** The message of that error. */
+export const ABORT_MESSAGE = 'Aborted in the GraphMind debugger';
+
+/**
+ * What was held: a request on its way to be handled (`before` gate), a
+ * notification (before gate only: it has no answer), or the answer to a
+ * request (`after` and `error` gates).
+ */
+export type HeldKind = 'request' | 'notification' | 'answer';
+
+/**
+ * What carrying out a decision does, for any integration. The proxy turns it
+ * into bytes on the wire; the in-process adapter into a return, a throw or a
+ * second call of the handler.
+ *
+ * - `forward`: let the held thing go on unchanged.
+ * - `answer`: answer the requester with `value` lifted into the method's
+ *   result shape (see `liftResult`): instead of running the call, or in
+ *   place of its answer.
+ * - `answer-frame`: answer with a whole JSON-RPC message typed by the user
+ *   (it has a `jsonrpc` key), verbatim: how an `error` answer is injected.
+ * - `replace`: a notification goes on as `value`, in its place.
+ * - `fail`: answer the requester with the JSON-RPC error {@link ABORT_CODE}.
+ * - `retry`: drop the answer and run the request again.
+ * - `drop`: a notification is swallowed.
+ */
+export type Outcome =
+  | { kind: 'forward' }
+  | { kind: 'answer'; value: unknown }
+  | { kind: 'answer-frame'; frame: Record<string, unknown> }
+  | { kind: 'replace'; value: unknown }
+  | { kind: 'fail'; code: number; message: string }
+  | { kind: 'retry' }
+  | { kind: 'drop' };
+
+/** A decision as an integration receives it. */
+export interface DecisionInput {
+  action: HoldAction | string;
+  /** The injected value, for `inject`. */
+  value?: unknown;
+}
+
+const FORWARD: Outcome = Object.freeze({ kind: 'forward' });
+const RETRY: Outcome = Object.freeze({ kind: 'retry' });
+const DROP: Outcome = Object.freeze({ kind: 'drop' });
+const FAIL: Outcome = Object.freeze({ kind: 'fail', code: ABORT_CODE, message: ABORT_MESSAGE });
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The decision table, pure and shared by every integration:
+ *
+ * | action | request (before) | notification (before) | answer (after / error) |
+ * |---|---|---|---|
+ * | continue | forward | forward | forward |
+ * | inject | answer (or answer-frame) | replace | answer (or answer-frame) |
+ * | retry | forward: nothing has run yet | forward | retry |
+ * | abort | fail (-32099) | drop | fail (-32099) |
+ *
+ * An injected value with a `jsonrpc` key is a whole message (`answer-frame`).
+ * An action nobody knows fails open: forward.
+ */
+export function outcomeOf(held: HeldKind, decision: DecisionInput): Outcome {
+  switch (decision.action) {
+    case 'inject':
+      if (held === 'notification') return { kind: 'replace', value: decision.value };
+      return isObject(decision.value) && 'jsonrpc' in decision.value ? { kind: 'answer-frame', frame: decision.value } : { kind: 'answer', value: decision.value };
+    case 'abort':
+      return held === 'notification' ? DROP : FAIL;
+    case 'retry':
+      return held === 'answer' ? RETRY : FORWARD;
+    default:
+      return FORWARD;
+  }
+}

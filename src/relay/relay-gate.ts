@@ -1,0 +1,262 @@
+import { DebuggerGate, type GateReporter } from '../gates/debugger-gate.js';
+import type { Decision, Gate, PendingHold } from '../gates/gate.js';
+import type { HoldPlan } from '../gates/hold-policy.js';
+import { liftOptionsFor } from '../gates/lift.js';
+import { LoopDetector } from '../gates/loop-detector.js';
+import { outcomeOf, type Outcome } from '../gates/outcome.js';
+import { DeferredValue } from '../report/deferred.js';
+import type { GatePoint } from '../report/events.js';
+import { heldMessage, type HideSettings } from '../report/hide.js';
+import type { Relay } from '../streams/create-relay.js';
+import { idKey } from '../streams/exact-id.js';
+import { hasWholeLine, messageOf, type Frame } from '../streams/frame.js';
+import type { FrameGate } from '../streams/gate-transform.js';
+import { madeFrame } from '../streams/lifter.js';
+import { madeValue } from '../streams/made-frame.js';
+
+/** How long `waitForAttach` delays the first frame for a debugger (a wait, not a hold). */
+export const WAIT_FOR_ATTACH_MS = 3000;
+
+/** The recorder as a {@link RelayGate} uses it (a `RelayRecorder` is one). */
+export interface GateRecorder {
+  readonly runId: string;
+  /** What the record hides (`GRAPHMIND_HIDE_*`): a hold shows no more. */
+  readonly hide?: HideSettings;
+  /** The instance a request or notification frame was recorded as. */
+  instanceIdOf(frame: Frame): string | undefined;
+  /** What a decision did to a call. */
+  onDecision(request: Frame, point: GatePoint, action: 'inject' | 'abort' | 'retry', value?: unknown): void;
+}
+
+/** What a {@link RelayGate} tells whoever watches when a frame starts holding. */
+export interface HoldingNotice {
+  hold: PendingHold;
+  /** The held call's method, e.g. `tools/call`. */
+  method: string;
+  /** The call's request frame (for an answer, the request it answers). */
+  call: Frame;
+  /** The debugger's address. */
+  url: string;
+}
+
+/** Options for {@link RelayGate}. */
+export interface RelayGateOptions {
+  reporter: GateReporter;
+  recorder: GateRecorder;
+  /**
+   * Delay the first frame until a debugger attaches (up to
+   * {@link WAIT_FOR_ATTACH_MS}), so even `initialize` can be gated.
+   * @default false
+   */
+  waitForAttach?: boolean;
+  /** Tools polled on purpose, never loop-held (`GRAPHMIND_LOOP_ALLOW`). @default [] */
+  loopAllow?: readonly string[];
+  /** Called when a frame starts holding (the proxy prints its HOLDING line). @default undefined */
+  onHolding?: (notice: HoldingNotice) => void;
+}
+
+const NO_HIDING: HideSettings = { inputs: false, toolResults: false };
+
+function record(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The held frame as the hold reports it (see `heldMessage`). */
+function heldFrame(frame: Frame, call: Frame, hide: HideSettings): unknown {
+  const isCall = frame.type === 'request' || frame.type === 'notification';
+  return heldMessage(messageOf(frame), isCall, call.method, hide, () => frame.raw.toString('utf8'));
+}
+
+/**
+ * The debugger's gate on a relay, as a {@link FrameGate} for
+ * `createRelay` or a `GateTransform`: which frames hold (breakpoints, the
+ * error gate, the loop hold, through the shared hold policy), the hold's
+ * lifecycle (through {@link DebuggerGate.withHold}), and what a decision
+ * (through the shared `outcomeOf`) does on the wire:
+ *
+ * | | held request or notification (before) | held response (after / error) |
+ * |---|---|---|
+ * | continue | forward | forward |
+ * | inject | not forwarded; the sender gets the lifted value (a notification is replaced) | a rewritten frame carrying the value |
+ * | retry | same as continue | dropped; the request's bytes re-sent; the call stays open |
+ * | abort | not forwarded; the sender gets error -32099 (a notification is dropped) | dropped; the requester gets -32099 |
+ *
+ * Answers made here go out as made frames, to which the relay's Lifter
+ * gives their bytes. Call {@link RelayGate.attach} with the relay it gates.
+ */
+export class RelayGate implements FrameGate {
+  readonly core: DebuggerGate;
+  readonly #recorder: GateRecorder;
+  readonly #onHolding: ((notice: HoldingNotice) => void) | undefined;
+  readonly #loop: LoopDetector;
+  #relay: Relay | undefined;
+  #attachWait: Promise<void> | undefined;
+  #sessionEra: string | undefined;
+  /** The server is gone (see {@link RelayGate.stop}): nothing is held any more. */
+  #stopped = false;
+
+  constructor(options: RelayGateOptions) {
+    this.core = new DebuggerGate({ reporter: options.reporter });
+    this.#recorder = options.recorder;
+    this.#onHolding = options.onHolding;
+    this.#loop = new LoopDetector({ allow: options.loopAllow ?? [] });
+    if (options.waitForAttach === true) {
+      this.#attachWait = this.core.whenArmed(WAIT_FOR_ATTACH_MS).then(() => {
+        this.#attachWait = undefined;
+      });
+    }
+  }
+
+  /** The decision core under this gate. */
+  get gate(): Gate {
+    return this.core.gate;
+  }
+
+  /** The relay whose writers answer senders and re-send requests. */
+  attach(relay: Relay): void {
+    this.#relay = relay;
+  }
+
+  /** Nothing is held while no debugger is attached (or awaited), nor once the server is gone. */
+  mayHold(): boolean {
+    return !this.#stopped && (this.#attachWait !== undefined || this.core.mayHold(this.#recorder.runId));
+  }
+
+  /**
+   * The server has exited: nobody is left to answer a held frame. Every
+   * hold is continued, and from now on nothing is held, so whatever the
+   * server wrote before it went (answers still in the pipe, or a
+   * grandchild's) reaches the host.
+   */
+  stop(): void {
+    this.#stopped = true;
+    this.core.stop();
+  }
+
+  check(frame: Frame): Promise<readonly Frame[]> | undefined {
+    if (this.#stopped) return undefined;
+    if (frame.type === 'response' && frame.method === 'initialize') this.#noteEra(frame);
+    if (this.#attachWait !== undefined) {
+      // waitForAttach: nothing moves until the debugger is there (or 3 s pass).
+      return this.#attachWait.then(() => this.#evaluate(frame) ?? [frame]);
+    }
+    return this.#evaluate(frame);
+  }
+
+  #noteEra(frame: Frame): void {
+    const result = messageOf(frame)?.result;
+    if (record(result) && typeof result.protocolVersion === 'string') this.#sessionEra = result.protocolVersion;
+  }
+
+  #evaluate(frame: Frame): Promise<readonly Frame[]> | undefined {
+    const core = this.core;
+    if (!core.armed) return undefined;
+    const runId = this.#recorder.runId;
+    if (frame.type === 'request' || frame.type === 'notification') {
+      const node = frame.node;
+      if (node === undefined) return undefined;
+      let loop = false;
+      if (frame.type === 'request' && frame.method === 'tools/call' && frame.direction === 'client-to-server') {
+        // The classifier named the node after params.name, when it is a string.
+        const name = node.kind === 'tool' ? node.label : '';
+        // A tool polled on purpose needs no parse of its arguments.
+        const params = this.#loop.allows(name) ? undefined : messageOf(frame)?.params;
+        loop = this.#loop.observe(name, record(params) ? params.arguments : undefined);
+      }
+      const plan = core.plan(runId, { point: 'before', nodeId: node.nodeId, loop });
+      return plan === undefined ? undefined : this.#hold(frame, plan);
+    }
+    if (frame.type === 'response' || frame.type === 'error') {
+      const request = frame.request;
+      if (request?.node === undefined) return undefined;
+      const plan = core.plan(runId, { point: 'after', nodeId: request.node.nodeId, failed: frame.type === 'error' || frame.isError === true });
+      return plan === undefined ? undefined : this.#hold(frame, plan);
+    }
+    return undefined;
+  }
+
+  #hold(frame: Frame, plan: HoldPlan): Promise<readonly Frame[]> {
+    const recorder = this.#recorder;
+    const call = frame.request ?? frame;
+    const method = call.method ?? 'unknown';
+    const subject = {
+      runId: recorder.runId,
+      nodeId: call.node?.nodeId ?? 'mcp:session',
+      instanceId: recorder.instanceIdOf(call) ?? 'unknown',
+      method,
+      frame: new DeferredValue(frame.raw.length, () => heldFrame(frame, call, recorder.hide ?? NO_HIDING)),
+    };
+    const onHolding = this.#onHolding;
+    const reporter = this.core.reporter;
+    return this.core.withHold(
+      subject,
+      plan,
+      (decision) => {
+        try {
+          return this.#apply(frame, plan.point, decision);
+        } catch {
+          // Fail open: a decision that cannot be carried out lets the frame go on.
+          return [frame];
+        }
+      },
+      onHolding === undefined ? undefined : (hold) => onHolding({ hold, method, call, url: reporter.url }),
+    );
+  }
+
+  /** Carry out a decision: the shared outcome, as frames on the wire. */
+  #apply(frame: Frame, point: GatePoint, decision: Decision): readonly Frame[] {
+    const held = frame.type === 'notification' ? 'notification' : point === 'before' ? 'request' : 'answer';
+    const outcome = outcomeOf(held, decision);
+    const recorder = this.#recorder;
+    const request = point === 'before' ? frame : (frame.request as Frame);
+    switch (outcome.kind) {
+      case 'forward':
+        return [frame];
+      case 'drop':
+        recorder.onDecision(frame, point, 'abort');
+        return [];
+      case 'replace': {
+        const replacement = madeFrame({ outcome, request: frame, lift: {} }, frame.direction, frame.seq);
+        recorder.onDecision(frame, point, 'inject', madeValue(replacement.made!));
+        return [replacement];
+      }
+      case 'retry':
+        return this.#retry(frame, request, point);
+      default:
+        return this.#answer(frame, request, point, outcome);
+    }
+  }
+
+  /**
+   * Answer `request` here (an injected value, a whole message, or the abort
+   * error): before the call ran, towards its sender, and it is never
+   * forwarded; after, in place of the held answer.
+   */
+  #answer(frame: Frame, request: Frame, point: GatePoint, outcome: Extract<Outcome, { kind: 'answer' | 'answer-frame' | 'fail' }>): readonly Frame[] {
+    const recorder = this.#recorder;
+    const toSender = request.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server';
+    const answer = madeFrame({ outcome, request, lift: liftOptionsFor(messageOf(request)?.params, this.#sessionEra) }, toSender, frame.seq);
+    if (outcome.kind === 'fail') recorder.onDecision(request, point, 'abort');
+    else recorder.onDecision(request, point, 'inject', madeValue(answer.made!));
+    if (point !== 'before') return [answer];
+    const relay = this.#relay;
+    // A request answered here never reaches its receiver: forget it.
+    const key = idKey(frame);
+    if (key !== undefined) relay?.correlator.take(toSender, key);
+    (toSender === 'server-to-client' ? relay?.toClient : relay?.toServer)?.send([answer]);
+    return [];
+  }
+
+  #retry(frame: Frame, request: Frame, point: GatePoint): readonly Frame[] {
+    const relay = this.#relay;
+    // A request relayed in pieces before the debugger attached may not
+    // have been kept whole: it cannot be sent again, so the answer goes on.
+    if (relay === undefined || !hasWholeLine(request)) return [frame];
+    // Same bytes, same id: the answer pairs with the request again.
+    relay.correlator.track(request);
+    const writer = request.direction === 'client-to-server' ? relay.toServer.writer : relay.toClient.writer;
+    writer.writeBytes(request.raw);
+    this.#recorder.onDecision(request, point, 'retry');
+    return [];
+  }
+}

@@ -1,0 +1,35 @@
+// The hold policy as a playbook: breakpoints and a call in, where it holds
+// (and why) out. Every integration asks this one function.
+import t from 'tap';
+import { holdPlan, type HoldQuery } from '../src/gates/hold-policy.js';
+import type { Breakpoints } from '../src/report/events.js';
+
+const none: Breakpoints = { pauseOnError: false, nodes: {} };
+const errorsOnly: Breakpoints = { pauseOnError: true, nodes: {} };
+const both: Breakpoints = { pauseOnError: true, nodes: { 'tool:echo': { before: true, after: true } } };
+const afterOnly: Breakpoints = { pauseOnError: false, nodes: { 'tool:echo': { after: true } } };
+const beforeOff: Breakpoints = { pauseOnError: true, nodes: { 'tool:echo': { before: false } } };
+
+const playbook: Array<[string, Breakpoints, HoldQuery, string | undefined]> = [
+  ['nothing armed: a call goes on', none, { point: 'before', nodeId: 'tool:echo' }, undefined],
+  ['nothing armed: a failed answer goes on', none, { point: 'after', nodeId: 'tool:echo', failed: true }, undefined],
+  ['pause-on-error: a good answer goes on', errorsOnly, { point: 'after', nodeId: 'tool:echo', failed: false }, undefined],
+  ['pause-on-error: a failed answer holds at the error gate', errorsOnly, { point: 'after', nodeId: 'tool:echo', failed: true }, 'error/error'],
+  ['pause-on-error: a request goes on', errorsOnly, { point: 'before', nodeId: 'tool:echo' }, undefined],
+  ['a before breakpoint holds the request', both, { point: 'before', nodeId: 'tool:echo' }, 'before/breakpoint'],
+  ['a before breakpoint on another node does not', both, { point: 'before', nodeId: 'tool:other' }, undefined],
+  ['an after breakpoint holds a good answer', both, { point: 'after', nodeId: 'tool:echo' }, 'after/breakpoint'],
+  ['an after breakpoint wins over the error gate', both, { point: 'after', nodeId: 'tool:echo', failed: true }, 'after/breakpoint'],
+  ['an after breakpoint without pause-on-error', afterOnly, { point: 'after', nodeId: 'tool:echo', failed: true }, 'after/breakpoint'],
+  ['before: false is no breakpoint', beforeOff, { point: 'before', nodeId: 'tool:echo' }, undefined],
+  ['a loop holds before, even with nothing armed', none, { point: 'before', nodeId: 'tool:echo', loop: true }, 'before/loop'],
+  ['a breakpoint and a loop: the breakpoint is the reason', both, { point: 'before', nodeId: 'tool:echo', loop: true }, 'before/breakpoint'],
+  ['loop means nothing after the call', none, { point: 'after', nodeId: 'tool:echo', loop: true }, undefined],
+];
+
+for (const [name, breakpoints, query, expected] of playbook) {
+  t.test(name, async (t) => {
+    const plan = holdPlan(breakpoints, query);
+    t.equal(plan === undefined ? undefined : `${plan.point}/${plan.reason}`, expected);
+  });
+}
