@@ -1,0 +1,120 @@
+import { createRequire } from 'node:module';
+import { DebuggerGate } from '../gates/debugger-gate.js';
+import type { PendingHold } from '../gates/gate.js';
+import { loopAllowList } from '../gates/loop-detector.js';
+import { hideSettings, type HideSettings } from '../report/hide.js';
+import { Reporter } from '../report/reporter.js';
+import type { GraphmindOptions } from './adapter-options.js';
+
+/** How long a hold lasts before the adapter warns (once) that a client may give up. */
+export const HOLD_WARNING_MS = 1000;
+/** How long `connect()` waits for a debugger with `waitForAttach`. */
+export const CONNECT_WAIT_MS = 2000;
+
+/** Counts the adapter keeps (see `gm.session.stats`). */
+export interface AdapterStats {
+  /** Runs started (one per request, plus one per connection). */
+  runs: number;
+  /** Handler calls gated (tools, resources, prompts). */
+  calls: number;
+  /** Calls that ended in error. */
+  errors: number;
+  /** Holds opened. */
+  holds: number;
+  /** Sampling requests gated. */
+  sampling: number;
+}
+
+/** The SDK package installed next to this one, 2.x preferred, if any. */
+function installedSdk(): string | undefined {
+  const require = createRequire(import.meta.url);
+  for (const name of ['@modelcontextprotocol/server', '@modelcontextprotocol/sdk']) {
+    try {
+      require.resolve(`${name}/package.json`);
+      return name;
+    } catch {
+      try {
+        // A package whose exports map hides package.json still resolves by its main entry.
+        require.resolve(name);
+        return name;
+      } catch {
+        // not installed
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What every server wrapped by one `graphmind()` shares: the reporter, the
+ * debugger-connected gate, the hide switches, and the counts. Created only
+ * when the adapter is on.
+ */
+export class AdapterRuntime {
+  readonly reporter: Reporter;
+  readonly core: DebuggerGate;
+  readonly hide: HideSettings;
+  readonly app: string;
+  readonly serverOverride: { name: string; version?: string } | undefined;
+  readonly waitForAttach: boolean;
+  readonly loopAllow: readonly string[];
+  /** The SDK the session reports (the `sdk` option, else the installed one). */
+  readonly sdk: string | undefined;
+  readonly stats: AdapterStats = { runs: 0, calls: 0, errors: 0, holds: 0, sampling: 0 };
+  #connections = 0;
+  #warned = false;
+  #disposed = false;
+  readonly #warn: (line: string) => void;
+
+  constructor(options: GraphmindOptions, env: NodeJS.ProcessEnv, warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`)) {
+    this.reporter = new Reporter({ url: options.url, env });
+    this.core = new DebuggerGate({ reporter: this.reporter });
+    this.hide = hideSettings(env);
+    this.app = options.app ?? 'mcp-server';
+    this.serverOverride = options.server;
+    this.waitForAttach = options.waitForAttach ?? false;
+    this.loopAllow = loopAllowList(env);
+    this.sdk = options.sdk ?? installedSdk();
+    this.#warn = warn;
+  }
+
+  /** True once {@link AdapterRuntime.dispose} ran: wrapped servers then run as if unwrapped. */
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  /** A new connection's id, namespacing its requests' instance ids: `c1`, `c2`, … */
+  nextConnection(): string {
+    return `c${++this.#connections}`;
+  }
+
+  /**
+   * Called when a hold opens: the first hold that lasts more than
+   * {@link HOLD_WARNING_MS} prints one line on stderr (never stdout), because
+   * the client may time out while it waits.
+   */
+  onHolding(hold: PendingHold, describe: string): void {
+    this.stats.holds++;
+    if (this.#warned) return;
+    const timer = setTimeout(() => {
+      if (this.#warned || this.core.gate.pending === 0) return;
+      this.#warned = true;
+      this.#warn(
+        `graphmind adapter: ${describe} has been held at the ${hold.point} gate for over ${HOLD_WARNING_MS / 1000} s — the MCP client may time out; resume it in ${this.reporter.url} (this warning is shown once)`,
+      );
+    }, HOLD_WARNING_MS);
+    timer.unref();
+  }
+
+  /** Let every hold go on, stop reporting (after a last flush of up to `flushMs`). */
+  async dispose(flushMs = 1000): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.core.stop();
+    try {
+      if (this.reporter.attached) await this.reporter.flush(flushMs);
+    } finally {
+      this.reporter.close();
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import type { HoldPlan } from '../gates/hold-policy.js';
+import { ABORT_CODE, ABORT_MESSAGE, outcomeOf, type HeldKind, type Outcome } from '../gates/outcome.js';
+import { heldMessage } from '../report/hide.js';
+import type { AdapterRuntime } from './adapter-runtime.js';
+import { DebuggerAnswer } from './request-scope.js';
+
+/** What a hold is told about the held thing: the message the viewer shows. */
+export interface HeldThing {
+  runId: string;
+  nodeId: string;
+  instanceId: string;
+  method: string;
+  /** `request` (before), `answer` (after / error). */
+  kind: HeldKind;
+  /** The message as it would travel, before the hide switches. */
+  message: Record<string, unknown>;
+  /** For the one-time warning: what is held. */
+  describe: string;
+}
+
+/**
+ * Hold `thing` at `plan` through the shared hold lifecycle and return the
+ * decision's outcome (the shared decision table).
+ */
+export function holdFor(runtime: AdapterRuntime, thing: HeldThing, plan: HoldPlan): Promise<Outcome> {
+  const frame = heldMessage(thing.message, thing.kind === 'request', thing.method, runtime.hide, () => thing.message);
+  return runtime.core.withHold(
+    { runId: thing.runId, nodeId: thing.nodeId, instanceId: thing.instanceId, method: thing.method, frame },
+    plan,
+    (decision) => outcomeOf(thing.kind, decision),
+    (hold) => runtime.onHolding(hold, thing.describe),
+  );
+}
+
+/** The error a request aborted in the debugger ends with (the proxy's -32099). */
+export function abortError(): DebuggerAnswer {
+  return new DebuggerAnswer(ABORT_CODE, ABORT_MESSAGE);
+}

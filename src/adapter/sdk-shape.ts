@@ -1,0 +1,145 @@
+/**
+ * What the adapter reads off the MCP SDKs, by shape only: it never imports
+ * either SDK. Everything here is a pure function of the objects the SDK
+ * hands it, so a future SDK that changes a shape degrades to "not
+ * recognised" (passed through), never to an exception.
+ *
+ * @module
+ */
+
+/** The two SDK generations, by their package names. */
+export type SdkPackage = '@modelcontextprotocol/sdk' | '@modelcontextprotocol/server';
+
+/** What kind of SDK object a value is. */
+export type ServerShape = 'mcp-server' | 'server' | 'unknown';
+
+type Obj = Record<PropertyKey, unknown>;
+
+function isObject(value: unknown): value is Obj {
+  return value !== null && (typeof value === 'object' || typeof value === 'function');
+}
+
+function hasMethod(value: Obj, name: string): boolean {
+  return typeof value[name] === 'function';
+}
+
+/**
+ * `mcp-server` for an `McpServer` (registers tools, resources and prompts,
+ * and holds a low-level `server`), `server` for a low-level `Server` (it
+ * sets request handlers and connects), `unknown` for anything else.
+ */
+export function serverShape(value: unknown): ServerShape {
+  if (!isObject(value)) return 'unknown';
+  if (hasMethod(value, 'registerTool') && hasMethod(value, 'connect') && isObject(value.server)) return 'mcp-server';
+  if (hasMethod(value, 'setRequestHandler') && hasMethod(value, 'connect') && hasMethod(value, 'createMessage')) return 'server';
+  return 'unknown';
+}
+
+/**
+ * Which SDK generation built `value` (an `McpServer` or a `Server`), read
+ * structurally: the 2.x protocol negotiates a wire codec per era
+ * (`_negotiatedWireCodec`), and only the 1.x `McpServer` still has the
+ * variadic `tool()` form.
+ */
+export function sdkOf(value: unknown): SdkPackage | undefined {
+  if (!isObject(value)) return undefined;
+  const inner = serverShape(value) === 'mcp-server' ? (value.server as Obj) : value;
+  if (hasMethod(inner, '_negotiatedWireCodec')) return '@modelcontextprotocol/server';
+  if (serverShape(value) === 'mcp-server') return hasMethod(value, 'tool') ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
+  if (hasMethod(inner, '_onrequest')) return '@modelcontextprotocol/sdk';
+  return undefined;
+}
+
+/** The `{ name, version }` the SDK server was created with, if it can be read. */
+export function serverInfoOf(value: unknown): { name: string; version?: string } | undefined {
+  if (!isObject(value)) return undefined;
+  const inner = serverShape(value) === 'mcp-server' ? value.server : value;
+  const info = isObject(inner) ? inner._serverInfo : undefined;
+  if (!isObject(info) || typeof info.name !== 'string' || info.name === '') return undefined;
+  return typeof info.version === 'string' ? { name: info.name, version: info.version } : { name: info.name };
+}
+
+/**
+ * The SDK's per-request context, the last argument of every handler:
+ * `RequestHandlerExtra` in 1.x (`signal`, `requestId`, `sendRequest`, …),
+ * `ctx` in 2.x (`mcpReq: { id, method, signal, send, … }`).
+ */
+export type HandlerContext = { kind: 'extra'; value: Obj } | { kind: 'ctx'; value: Obj };
+
+/** Recognise the SDK's context object, or undefined for anything else (a handler's own argument). */
+export function handlerContext(value: unknown): HandlerContext | undefined {
+  if (!isObject(value) || typeof value === 'function') return undefined;
+  const req = value.mcpReq;
+  if (isObject(req) && 'id' in req && req.signal instanceof AbortSignal) return { kind: 'ctx', value };
+  if (value.signal instanceof AbortSignal && 'requestId' in value && typeof value.sendRequest === 'function') return { kind: 'extra', value };
+  return undefined;
+}
+
+/** The context a handler was called with: its last argument, when it is one. */
+export function trailingContext(args: readonly unknown[]): HandlerContext | undefined {
+  return args.length === 0 ? undefined : handlerContext(args[args.length - 1]);
+}
+
+/** The JSON-RPC id of the request being handled. */
+export function requestIdOf(context: HandlerContext | undefined): string | number | undefined {
+  if (context === undefined) return undefined;
+  const id = context.kind === 'ctx' ? (context.value.mcpReq as Obj).id : context.value.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** The transport's session id (Streamable HTTP), if any. */
+export function sessionIdOf(context: HandlerContext | undefined): string | undefined {
+  const id = context?.value.sessionId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** The SDK's abort signal for the request (the client cancelled, or the connection closed). */
+export function signalOf(context: HandlerContext | undefined): AbortSignal | undefined {
+  if (context === undefined) return undefined;
+  const signal = context.kind === 'ctx' ? (context.value.mcpReq as Obj).signal : context.value.signal;
+  return signal instanceof AbortSignal ? signal : undefined;
+}
+
+/** A function the SDK gives handlers to send a request to the client. */
+export type SendRequest = (request: { method: string; params?: unknown }, ...rest: unknown[]) => Promise<unknown>;
+
+/**
+ * A copy of the context with the debugger's pieces put in: the signal
+ * chained with the run's own (aborted when either is; the SDK's is never
+ * replaced by ours alone), and the client-request sender wrapped (to gate
+ * sampling). The SDK's object is not changed.
+ */
+export function chainedContext(context: HandlerContext, signal: AbortSignal, wrapSend: (send: SendRequest) => SendRequest): Obj {
+  const value = context.value;
+  if (context.kind === 'extra') {
+    const chained: Obj = { ...value, signal: AbortSignal.any([value.signal as AbortSignal, signal]) };
+    if (typeof value.sendRequest === 'function') chained.sendRequest = wrapSend((value.sendRequest as SendRequest).bind(value));
+    return chained;
+  }
+  const req = value.mcpReq as Obj;
+  const chainedReq: Obj = { ...req, signal: AbortSignal.any([req.signal as AbortSignal, signal]) };
+  if (typeof req.send === 'function') chainedReq.send = wrapSend((req.send as SendRequest).bind(req));
+  return { ...value, mcpReq: chainedReq };
+}
+
+/**
+ * The method a 1.x request schema stands for: the literal of its `method`
+ * field, in Zod 3 (`_def.value`) or Zod 4 (`_zod.def.value`).
+ */
+export function methodOfSchema(schema: unknown): string | undefined {
+  if (!isObject(schema)) return undefined;
+  let shape: unknown = schema.shape;
+  if (!isObject(shape)) {
+    const zod = isObject(schema._zod) ? schema._zod : undefined;
+    const def = isObject(zod?.def) ? zod.def : isObject(schema._def) ? schema._def : undefined;
+    shape = isObject(def) ? (typeof def.shape === 'function' ? (def.shape as () => unknown)() : def.shape) : undefined;
+  }
+  const field = isObject(shape) ? shape.method : undefined;
+  if (!isObject(field)) return undefined;
+  const zod = isObject(field._zod) ? field._zod : undefined;
+  const def = isObject(zod?.def) ? zod.def : isObject(field._def) ? field._def : undefined;
+  if (!isObject(def)) return undefined;
+  if (typeof def.value === 'string') return def.value;
+  if (Array.isArray(def.values) && typeof def.values[0] === 'string') return def.values[0];
+  return undefined;
+}

@@ -1,0 +1,312 @@
+import { CONNECT_WAIT_MS, type AdapterRuntime } from './adapter-runtime.js';
+import { CallRun } from './call-run.js';
+import { GatedCall, callShape } from './gated-call.js';
+import { newScope, requestScope } from './request-scope.js';
+import { gatedSampling } from './sampling-gate.js';
+import { handlerContext, methodOfSchema, serverShape } from './sdk-shape.js';
+import { GATED_METHODS, ServerState, type CallSite } from './server-state.js';
+
+type AnyFunction = (this: unknown, ...args: unknown[]) => unknown;
+type Obj = Record<PropertyKey, unknown>;
+
+/** Every server wrapped so far, to its proxy: wrapping twice gives the same proxy, never two layers. */
+const proxyOf = new WeakMap<object, object>();
+/** The proxies made here (wrapping one of them gives it back). */
+const ours = new WeakSet<object>();
+
+function isObject(value: unknown): value is Obj {
+  return value !== null && (typeof value === 'object' || typeof value === 'function');
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return typeof value;
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== '' ? `an object of class ${name}` : 'an object that is not an MCP server';
+}
+
+/**
+ * The instrumented view of an SDK server: a JS `Proxy`. The object passed
+ * in is never changed, re-created or given a property of ours; only what is
+ * registered through the proxy is gated (the SDK's own registration writes
+ * go to the object as usual). Throws one clear TypeError for something
+ * that is not an SDK server.
+ */
+export function wrapServer<T extends object>(runtime: AdapterRuntime, target: T): T {
+  if (ours.has(target)) return target;
+  const existing = proxyOf.get(target);
+  if (existing !== undefined) return existing as T;
+  const shape = serverShape(target);
+  if (shape === 'unknown') {
+    throw new TypeError(
+      `graphmind: wrapServer() takes an MCP SDK server (McpServer or Server, from @modelcontextprotocol/sdk 1.x or @modelcontextprotocol/server 2.x); got ${describe(target)}`,
+    );
+  }
+  const state = new ServerState(runtime, target);
+  const proxy = shape === 'mcp-server' ? mcpServerProxy(state, target) : serverProxy(state, target, true);
+  proxyOf.set(target, proxy);
+  ours.add(proxy);
+  return proxy as T;
+}
+
+/** A handler (a registered callback) gated as `site`. */
+function gatedCallback(state: ServerState, site: CallSite, callback: AnyFunction): AnyFunction {
+  return function gated(this: unknown, ...args: unknown[]): unknown {
+    if (state.runtime.disposed) return callback.apply(this, args);
+    const { context, input, uri } = callShape(site, args);
+    return begin(state, site, input, context, uri, callback, this, args);
+  };
+}
+
+/** Start a gated call in the request's scope (or a fresh one). Fails open: a call that cannot be recorded just runs. */
+function begin(
+  state: ServerState,
+  site: CallSite,
+  input: unknown,
+  context: ReturnType<typeof handlerContext>,
+  uri: string | undefined,
+  handler: AnyFunction,
+  thisArg: unknown,
+  args: unknown[],
+): unknown {
+  let call: GatedCall;
+  try {
+    call = new GatedCall(state, site, input, context, uri);
+  } catch {
+    return handler.apply(thisArg, args);
+  }
+  const scope = requestScope.getStore();
+  if (scope !== undefined && scope.call === undefined) {
+    scope.call = call;
+    return call.invoke(handler, thisArg, args);
+  }
+  const fresh = newScope();
+  fresh.call = call;
+  return requestScope.run(fresh, () => call.invoke(handler, thisArg, args));
+}
+
+/** The method a registration function registers a handler for. */
+function registrationMethod(key: string): CallSite['method'] {
+  if (key === 'registerTool' || key === 'tool') return 'tools/call';
+  if (key === 'registerResource' || key === 'resource') return 'resources/read';
+  return 'prompts/get';
+}
+
+/**
+ * What a registration returns (`RegisteredTool`, …), with `update({ callback })`
+ * gated too: the 2.x SDK builds a tool's executor from the callback when it
+ * is registered or updated, so a callback must be wrapped on its way in.
+ */
+function registeredView(registered: unknown, state: ServerState, site: CallSite): unknown {
+  if (!isObject(registered) || typeof registered.update !== 'function') return registered;
+  let current = site;
+  return new Proxy(registered, {
+    get(target, key, receiver) {
+      if (key !== 'update') return Reflect.get(target, key, receiver);
+      return (updates: unknown): unknown => {
+        const update = target.update as AnyFunction;
+        if (!isObject(updates)) return update.call(target, updates);
+        if (typeof updates.name === 'string') current = state.site(current.method, updates.name, { template: current.template, remember: true });
+        if (typeof updates.callback !== 'function') return update.call(target, updates);
+        return update.call(target, { ...updates, callback: gatedCallback(state, current, updates.callback as AnyFunction) });
+      };
+    },
+  });
+}
+
+/** The proxy of an `McpServer` (1.x or 2.x). */
+function mcpServerProxy(state: ServerState, target: object): object {
+  const runtime = state.runtime;
+  const registrations = new Map<PropertyKey, AnyFunction>();
+  let innerTarget: unknown;
+  let inner: object | undefined;
+  // eslint-disable-next-line prefer-const
+  let proxy: object;
+
+  const registration = (key: string): AnyFunction => {
+    let wrapper = registrations.get(key);
+    if (wrapper !== undefined) return wrapper;
+    const method = registrationMethod(key);
+    wrapper = function register(this: unknown, ...args: unknown[]): unknown {
+      const original = Reflect.get(target, key, proxy) as AnyFunction;
+      const last = args.length - 1;
+      const callback = args[last];
+      const name = args[0];
+      if (runtime.disposed || typeof callback !== 'function' || typeof name !== 'string') return original.apply(this, args);
+      const site = state.site(method, name, { template: method === 'resources/read' && typeof args[1] !== 'string', remember: true });
+      const gatedArgs = [...args];
+      gatedArgs[last] = gatedCallback(state, site, callback as AnyFunction);
+      return registeredView(original.apply(this, gatedArgs), state, site);
+    };
+    registrations.set(key, wrapper);
+    return wrapper;
+  };
+
+  const connect = connectFor(state, target, () => proxy);
+
+  proxy = new Proxy(target, {
+    get(t, key, receiver) {
+      switch (key) {
+        case 'registerTool':
+        case 'tool':
+        case 'registerResource':
+        case 'resource':
+        case 'registerPrompt':
+        case 'prompt':
+          return typeof Reflect.get(t, key, receiver) === 'function' ? registration(key) : Reflect.get(t, key, receiver);
+        case 'server': {
+          const server = Reflect.get(t, key, receiver);
+          if (!isObject(server)) return server;
+          if (server !== innerTarget) {
+            innerTarget = server;
+            inner = serverProxy(state, server, false);
+          }
+          return inner;
+        }
+        case 'connect':
+          return connect;
+        default:
+          return Reflect.get(t, key, receiver);
+      }
+    },
+  });
+  return proxy;
+}
+
+/**
+ * `connect()` through the wrapper: a new connection (its own id, which
+ * namespaces its requests' instance ids), an optional wait for the
+ * debugger, and a small `mcp:connect` run whose metadata carries the graph
+ * hint (everything registered through the wrapper) for the viewer to draw
+ * before traffic arrives.
+ */
+function connectFor(state: ServerState, target: object, proxy: () => object): AnyFunction {
+  const runtime = state.runtime;
+  return async function connect(this: unknown, ...args: unknown[]): Promise<unknown> {
+    const original = Reflect.get(target, 'connect', proxy()) as AnyFunction;
+    if (runtime.disposed) return original.apply(this, args);
+    const connection = state.connected();
+    if (runtime.waitForAttach) await runtime.core.whenArmed(CONNECT_WAIT_MS);
+    try {
+      const transport = args[0];
+      const transportName = isObject(transport) ? (transport.constructor as { name?: string } | undefined)?.name : undefined;
+      const run = new CallRun(runtime, state, `mcp:connect ${state.name}`, {
+        connection,
+        transport: transportName,
+        graphHint: { nodes: [...state.surface.values()] },
+      });
+      run.finish('ok');
+    } catch {
+      // Observation is best-effort.
+    }
+    return original.apply(this, args);
+  };
+}
+
+/** The request handlers' map as the SDK's dispatch reads it: gated methods run in a request scope. */
+function handlersView(map: Map<unknown, unknown>, scoped: WeakMap<object, AnyFunction>): Map<unknown, unknown> {
+  return new Proxy(map, {
+    get(m, key) {
+      if (key === 'get') {
+        return (method: unknown): unknown => {
+          const handler = m.get(method);
+          if (typeof handler !== 'function' || typeof method !== 'string' || !(method in GATED_METHODS)) return handler;
+          let wrapper = scoped.get(handler);
+          if (wrapper === undefined) {
+            wrapper = inScope(handler as AnyFunction);
+            scoped.set(handler, wrapper);
+          }
+          return wrapper;
+        };
+      }
+      const value = Reflect.get(m, key, m);
+      return typeof value === 'function' ? (value as AnyFunction).bind(m) : value;
+    },
+  });
+}
+
+/**
+ * A request handler run in a fresh request scope. An answer the debugger
+ * decided that must be a JSON-RPC error (an abort's -32099, an injected
+ * error frame) is thrown from here, whatever the SDK made of it inside (an
+ * `McpServer` turns a tool's thrown error into an `isError` result).
+ */
+function inScope(handler: AnyFunction): AnyFunction {
+  return function scopedHandler(this: unknown, ...args: unknown[]): Promise<unknown> {
+    const scope = newScope();
+    return requestScope.run(scope, async () => {
+      const result = await handler.apply(this, args);
+      if (scope.escape !== undefined) throw scope.escape;
+      return result;
+    });
+  };
+}
+
+/**
+ * The proxy of a low-level `Server`: the one inside an `McpServer` (its
+ * `createMessage` gated as sampling, its dispatch given request scopes), or
+ * one wrapped directly (`direct`: its `setRequestHandler` handlers for
+ * `tools/call`, `resources/read` and `prompts/get` gated too, named from
+ * the request: a tool by its name, a resource by its URI).
+ */
+function serverProxy(state: ServerState, target: object, direct: boolean): object {
+  const runtime = state.runtime;
+  const scoped = new WeakMap<object, AnyFunction>();
+  let views: { map: unknown; view: unknown } | undefined;
+  // eslint-disable-next-line prefer-const
+  let proxy: object;
+
+  const createMessage = function createMessage(this: unknown, ...args: unknown[]): unknown {
+    const original = Reflect.get(target, 'createMessage', proxy) as AnyFunction;
+    if (runtime.disposed) return original.apply(this, args);
+    return gatedSampling(state, requestScope.getStore()?.call, args[0], () => original.apply(this, args) as Promise<unknown>);
+  };
+
+  const setRequestHandler = function setRequestHandler(this: unknown, ...args: unknown[]): unknown {
+    const original = Reflect.get(target, 'setRequestHandler', proxy) as AnyFunction;
+    const [first, second, third] = args;
+    const method = typeof first === 'string' ? first : methodOfSchema(first);
+    // (method or schema, handler), or 2.x (method, { params }, handler) whose handler gets the validated params.
+    const paramsOnly = args.length >= 3 && typeof third === 'function';
+    const handler = paramsOnly ? third : second;
+    if (runtime.disposed || method === undefined || !(method in GATED_METHODS) || typeof handler !== 'function') return original.apply(this, args);
+    const gatedMethod = method as CallSite['method'];
+    const gated = function gatedHandler(this: unknown, request: unknown, ...rest: unknown[]): unknown {
+      const params = paramsOnly ? request : isObject(request) ? request.params : undefined;
+      const p: Obj = isObject(params) ? params : {};
+      const uri = typeof p.uri === 'string' ? p.uri : undefined;
+      const name = gatedMethod === 'resources/read' ? (uri ?? 'unknown') : typeof p.name === 'string' ? p.name : 'unknown';
+      const site = state.site(gatedMethod, name);
+      const input = gatedMethod === 'resources/read' ? { uri } : (p.arguments ?? {});
+      const context = handlerContext(rest[rest.length - 1]);
+      return begin(state, site, input, context, uri, handler as AnyFunction, this, [request, ...rest]);
+    };
+    const gatedArgs = [...args];
+    gatedArgs[paramsOnly ? 2 : 1] = gated;
+    return original.apply(this, gatedArgs);
+  };
+
+  const connect = direct ? connectFor(state, target, () => proxy) : undefined;
+
+  proxy = new Proxy(target, {
+    get(t, key, receiver) {
+      switch (key) {
+        case 'createMessage':
+          return typeof Reflect.get(t, key, receiver) === 'function' ? createMessage : Reflect.get(t, key, receiver);
+        case '_requestHandlers': {
+          const map = Reflect.get(t, key, receiver);
+          if (!(map instanceof Map) || runtime.disposed) return map;
+          if (views?.map !== map) views = { map, view: handlersView(map, scoped) };
+          return views.view;
+        }
+        case 'setRequestHandler':
+          return direct ? setRequestHandler : Reflect.get(t, key, receiver);
+        case 'connect':
+          return connect ?? Reflect.get(t, key, receiver);
+        default:
+          return Reflect.get(t, key, receiver);
+      }
+    },
+  });
+  return proxy;
+}
