@@ -3,15 +3,20 @@
  *
  * The library is a set of Node streams that relay JSON-RPC frames byte for
  * byte and tell you what each frame is; {@link createRelay} wires them into
- * a proxy, and the `graphmind` CLI is a thin shell over it. The gate core,
- * the lifter, the reporter and the debugger server are exported too, for
- * integrations of your own.
+ * a proxy, and the `graphmind` CLI is a thin shell over it. The gate core
+ * (hold policy, decision table, debugger-connected gate), the lifter, a
+ * {@link DebugSession} that gates a relay of your own, the reporter and the
+ * debugger server are exported too, for integrations of your own. The
+ * in-process adapter is the subpath `graphmind-ai/adapter`.
  *
  * @packageDocumentation
  */
 export * from './streams/index.js';
 export * from './gates/index.js';
 export { type TextSink } from './proxy/stderr-sink.js';
+export { DebugSession, startDebugSession, type DebugSessionOptions } from './relay/debug-session.js';
+export { RelayGate, WAIT_FOR_ATTACH_MS, type RelayGateOptions, type GateRecorder, type HoldingNotice } from './relay/relay-gate.js';
+export { RelayRecorder, type RelayRecorderOptions, type SessionEnd } from './relay/relay-recorder.js';
 export { runProxy, EXIT_CANNOT_RUN, type ProxyOptions, type ProxyResult, type SpawnFunction } from './proxy/run-proxy.js';
 export { Reporter, newRunId, DEFAULT_BREAKPOINTS, type ReporterOptions, type OutgoingEvent, type DecisionMessage } from './report/reporter.js';
 export { DeferredValue } from './report/deferred.js';

@@ -1,3 +1,13 @@
 export { Gate, type Decision, type HoldReason, type PendingHold } from './gate.js';
-export { liftResult, isWholeFrame, ERA_2026, PROTOCOL_VERSION_META_KEY, type LiftOptions } from './lift.js';
+export { holdPlan, type HoldPlan, type HoldQuery } from './hold-policy.js';
+export { outcomeOf, ABORT_CODE, ABORT_MESSAGE, type Outcome, type HeldKind, type DecisionInput } from './outcome.js';
+export {
+  DebuggerGate,
+  type DebuggerGateOptions,
+  type GateReporter,
+  type HoldOpened,
+  type HoldReleased,
+  type HoldSubject,
+} from './debugger-gate.js';
+export { liftResult, liftOptionsFor, eraOf, isWholeFrame, ERA_2026, PROTOCOL_VERSION_META_KEY, type LiftOptions } from './lift.js';
 export { LoopDetector, loopAllowList, type LoopDetectorOptions } from './loop-detector.js';

@@ -4,7 +4,8 @@ export { Classifier, classify, type ClassifierOptions } from './classifier.js';
 export { Correlator } from './correlator.js';
 export { idKey, type CorrelationKey } from './exact-id.js';
 export { GateTransform, type FrameGate, type GateTransformOptions } from './gate-transform.js';
-export { Lifter, type LifterOptions } from './lifter.js';
+export { Lifter, madeFrame, type LifterOptions } from './lifter.js';
+export { madeBytes, madeValue } from './made-frame.js';
 export { FrameWriter, type FrameWriterOptions } from './frame-writer.js';
 export {
   createRelay,
