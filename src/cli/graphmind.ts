@@ -2,8 +2,9 @@
 // Only small modules are loaded up front. An MCP host starts `mcp-proxy` once
 // per server, so that path reads its usual flags without yargs and never
 // loads the debugger's server; yargs and the serve command are loaded only
-// when they are needed.
+// when they are needed, and the MCP SDK only by `mcp`.
 import { readFileSync } from 'node:fs';
+import type { McpFlags } from './mcp-command.js';
 import { EXIT_USAGE, parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 import type { ServeFlags } from './serve-command.js';
 import { splitServerCommand } from './split-command.js';
@@ -48,12 +49,25 @@ async function main(): Promise<void> {
     await runProxyCommand(flags, server);
     return;
   }
+  if (argv[0] === 'mcp') {
+    const [{ default: yargs }, { mcpFlags, runMcpCommand }] = await Promise.all([import('yargs'), import('./mcp-command.js')]);
+    const flags = await mcpFlags(yargs(argv.slice(1)))
+      .scriptName('graphmind mcp')
+      .version(readVersion())
+      .help()
+      .strict()
+      .fail((message, error) => fail(`graphmind mcp: ${message ?? error?.message}`))
+      .parseAsync();
+    await runMcpCommand(flags as unknown as McpFlags, readVersion());
+    return;
+  }
   const [{ default: yargs }, { runServeCommand, serveFlags }] = await Promise.all([import('yargs'), import('./serve-command.js')]);
   const version = readVersion();
   await yargs(argv)
     .scriptName('graphmind')
     .version(version)
     .command('mcp-proxy', 'Relay an MCP server over stdio and report it to the debugger (graphmind mcp-proxy -- <command>)')
+    .command('mcp', 'Serve the recorded runs to an assistant as an MCP server over stdio (graphmind mcp --help)')
     .command(['serve', '$0'], 'Start the debugger on 127.0.0.1:4747 (the default command)', serveFlags, (flags) =>
       runServeCommand(flags as unknown as ServeFlags, version),
     )

@@ -1,0 +1,171 @@
+/**
+ * Problem finding, pure: what went wrong in a set of runs, grouped so that
+ * a thousand identical failures are one row with a count, each row with
+ * the ids to drill in (runId, nodeId, instanceId).
+ *
+ * @module
+ */
+import type { Instance, Run } from '../report/events.js';
+import { capText, preview } from './cap.js';
+import { PREVIEW_CHARS, SUMMARY_CHARS } from './limits.js';
+import { durationMs } from './run-views.js';
+
+/** The kinds of problem, in the order a run's problems are listed: what explains the rest first. */
+export const PROBLEM_KINDS = ['spawn_failure', 'early_exit', 'server_exit', 'failed_call', 'unanswered', 'stdout_noise', 'slow_call', 'dropped_events'] as const;
+
+/** One of {@link PROBLEM_KINDS}. */
+export type ProblemKind = (typeof PROBLEM_KINDS)[number];
+
+/** A problem, or a group of alike ones. */
+export interface Problem {
+  kind: ProblemKind;
+  runId: string;
+  runName: string;
+  /** The node it happened on (the session's, for the run-wide kinds). */
+  nodeId: string;
+  /** The first execution it concerns; null for `dropped_events`. */
+  instanceId: string | null;
+  /** Alike problems in the group (the same node, and for failures the same error). */
+  count: number;
+  /** Up to 5 instance ids of the group, the first included. */
+  instanceIds: string[];
+  /** When the first one began. */
+  at: string;
+  /** One line: what happened (capped). */
+  summary: string;
+}
+
+/** Options for {@link findProblems}. */
+export interface FindProblemsOptions {
+  /** An execution that took this long (ms) or longer is slow. */
+  slowMs: number;
+  /** Now, in ms since the epoch: how long open calls of running runs have waited. */
+  now: number;
+}
+
+/** Nodes that span a whole session: their length says nothing of speed. */
+const WHOLE_SESSION = new Set(['mcp:session', 'mcp:protocol']);
+const NOISE_NODE = 'mcp:stdout-noise';
+const SAMPLE_IDS = 5;
+/** A stderr line that names what went wrong. */
+const CAUSE = /error|fatal|exception|panic|traceback/i;
+
+/** Every problem of `runs`, each run's in {@link PROBLEM_KINDS} order, runs in the order given. */
+export function findProblems(runs: readonly Run[], options: FindProblemsOptions): Problem[] {
+  return runs.flatMap((run) => runProblems(run, options));
+}
+
+/** The problems of one run. */
+export function runProblems(run: Run, options: FindProblemsOptions): Problem[] {
+  const groups = new Map<string, Problem>();
+  const add = (kind: ProblemKind, key: string, instance: Instance, summary: () => string): void => {
+    const id = `${kind}\u0000${instance.nodeId}\u0000${key}`;
+    const group = groups.get(id);
+    if (group !== undefined) {
+      group.count++;
+      if (group.instanceIds.length < SAMPLE_IDS) group.instanceIds.push(instance.instanceId);
+      return;
+    }
+    groups.set(id, {
+      kind,
+      runId: run.runId,
+      runName: run.name,
+      nodeId: instance.nodeId,
+      instanceId: instance.instanceId,
+      count: 1,
+      instanceIds: [instance.instanceId],
+      at: instance.startedAt,
+      summary: capText(summary(), SUMMARY_CHARS).text,
+    });
+  };
+
+  let noiseTotal: number | undefined;
+  for (const instance of run.instances) {
+    const error = instance.error;
+    if (instance.nodeId === 'mcp:protocol') noiseTotal = stdoutNoiseCount(instance.output) ?? noiseTotal;
+    if (instance.status === 'error' && error !== undefined) {
+      const message = preview(error.message, PREVIEW_CHARS);
+      switch (error.name) {
+        case 'SpawnError':
+          add('spawn_failure', '', instance, () => `the server could not be started: ${message}`);
+          break;
+        case 'McpServerExitedEarly':
+          add('early_exit', '', instance, () => `${message}${stderrTail(error.data)}`);
+          break;
+        case 'McpServerExited':
+          add('server_exit', '', instance, () => `${message}${stderrTail(error.data)}`);
+          break;
+        case 'NoAnswer':
+          add('unanswered', '', instance, () => `no answer: ${message}`);
+          break;
+        case 'StdoutNoise':
+          add('stdout_noise', '', instance, () => `the server wrote to stdout (the MCP wire) a line that is not JSON-RPC: ${preview(instance.input, 120)}`);
+          break;
+        default: {
+          const code = typeof error.code === 'number' ? ` ${error.code}` : '';
+          add('failed_call', `${error.name}${code}\u0000${message}`, instance, () => `${error.name}${code}: ${message}`);
+        }
+      }
+      continue;
+    }
+    if (WHOLE_SESSION.has(instance.nodeId) || instance.nodeId === NOISE_NODE) continue;
+    if (instance.status === 'open' && run.status === 'running') {
+      const waited = options.now - Date.parse(instance.startedAt);
+      if (waited >= options.slowMs) add('unanswered', 'open', instance, () => `still waiting for an answer after ${seconds(waited)} (held at a breakpoint, or slow)`);
+      continue;
+    }
+    if (instance.status === 'open') {
+      add('unanswered', 'open', instance, () => 'never answered: the run ended with this call open');
+      continue;
+    }
+    const ms = durationMs(instance.startedAt, instance.endedAt);
+    if (ms !== null && ms >= options.slowMs) add('slow_call', '', instance, () => `took ${seconds(ms)} (the threshold is ${seconds(options.slowMs)})`);
+  }
+
+  const noise = [...groups.values()].find((problem) => problem.kind === 'stdout_noise');
+  if (noise !== undefined && noiseTotal !== undefined && noiseTotal > noise.count) {
+    noise.summary = `${noise.summary} (${noiseTotal} such lines in all; the first ${noise.count} are recorded)`;
+    noise.count = noiseTotal;
+  }
+  const problems = [...groups.values()];
+  if ((run.droppedEvents ?? 0) > 0) {
+    problems.push({
+      kind: 'dropped_events',
+      runId: run.runId,
+      runName: run.name,
+      nodeId: 'mcp:session',
+      instanceId: null,
+      count: run.droppedEvents,
+      instanceIds: [],
+      at: run.startedAt,
+      summary: `${run.droppedEvents} event(s) were dropped while the debugger was away or behind: this record is incomplete`,
+    });
+  }
+  const rank = (kind: ProblemKind): number => PROBLEM_KINDS.indexOf(kind);
+  // A stable sort: alike kinds keep the order they happened in.
+  return problems.sort((a, b) => rank(a.kind) - rank(b.kind));
+}
+
+/** The protocol card's count of stdout-noise lines (every one, past those recorded as instances). */
+function stdoutNoiseCount(output: unknown): number | undefined {
+  if (output === null || typeof output !== 'object') return undefined;
+  const count = (output as Record<string, unknown>).stdoutNoise;
+  return typeof count === 'number' && count > 0 ? count : undefined;
+}
+
+/** The last lines of an exit's stderr (`error.data.stderr`), to end its summary. */
+function stderrTail(data: unknown): string {
+  if (data === null || typeof data !== 'object') return '';
+  const stderr = (data as Record<string, unknown>).stderr;
+  const lines = Array.isArray(stderr) ? stderr.filter((line): line is string => typeof line === 'string') : typeof stderr === 'string' ? stderr.split('\n') : [];
+  const kept = lines.map((line) => line.trim()).filter((line) => line !== '');
+  if (kept.length === 0) return '';
+  // A stack trace ends the output of many crashes: its message is the line to show, with the last one.
+  const cause = kept.findLast((line) => CAUSE.test(line) && !line.startsWith('at '));
+  const shown = cause === undefined || cause === kept[kept.length - 1] ? kept.slice(-3) : [cause, '…', kept[kept.length - 1] as string];
+  return ` — last stderr: ${shown.join(' | ')}`;
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,84 @@
+/**
+ * `get_run`: one run, compact — its summary, its graph with counts, its
+ * errors and its last log lines.
+ *
+ * @module
+ */
+import { argsOf, runId } from '../args.js';
+import { durationMs, runOverview, type RunOverview } from '../run-views.js';
+import { anything, arrayOf, errorRow, from, integer, integerOrNull, logRow, nodeStatus, numberOrNull, object, oneOf, string, stringOrNull } from '../schemas.js';
+import { renderText } from '../render.js';
+import { defineTool, requireRun, UNTRUSTED } from '../tool.js';
+import { RUN_ERRORS, RUN_LOG_TAIL, RUN_NODES } from '../limits.js';
+
+/** The properties of a run overview's schema (get_run's result, and a run resource). */
+const overviewProperties = {
+  run: object({
+    runId: string,
+    name: string,
+    source: string,
+    status: oneOf(['running', 'ok', 'error']),
+    startedAt: string,
+    endedAt: stringOrNull,
+    durationMs: numberOrNull,
+    meta: anything,
+    droppedEvents: integer,
+    counts: object({ nodes: integer, calls: integer, open: integer, errors: integer, logLines: integer }),
+  }),
+  nodes: arrayOf(
+    object({
+      nodeId: string,
+      kind: string,
+      label: string,
+      parent: stringOrNull,
+      depth: integer,
+      status: nodeStatus,
+      calls: integer,
+      errors: integer,
+      open: integer,
+      slowestMs: integerOrNull,
+    }),
+  ),
+  nodesLeftOut: integer,
+  errors: arrayOf(errorRow),
+  errorsLeftOut: integer,
+  logTail: arrayOf(logRow),
+  truncated: arrayOf(string),
+};
+
+/** The output schema of a run overview (get_run, and the run resources). */
+export const runOverviewSchema = object(overviewProperties);
+
+/** A few lines about a run overview. */
+export function renderOverview(view: RunOverview): string {
+  const { run } = view;
+  const took = durationMs(run.startedAt, run.endedAt);
+  const head =
+    `run ${run.runId} "${run.name}" (${run.source}): ${run.status}, started ${run.startedAt}${took === null ? '' : `, ${took} ms`}; ` +
+    `${run.counts.calls} calls on ${run.counts.nodes} nodes, ${run.counts.errors} failed, ${run.counts.open} open, ${run.counts.logLines} log lines`;
+  const lines = [
+    ...view.nodes.map((node) => `${'  '.repeat(node.depth)}${node.nodeId} [${node.status}] ${node.calls} call(s)${node.errors > 0 ? `, ${node.errors} failed` : ''}${node.open > 0 ? `, ${node.open} open` : ''}`),
+    ...view.errors.map((error) => `error ${error.instanceId} on ${error.nodeId}: ${error.name}${error.code === null ? '' : ` ${error.code}`}: ${error.message}`),
+    ...view.logTail.slice(-5).map((log) => `log ${log.at} ${log.stream}: ${log.text}`),
+  ];
+  return renderText(head, lines);
+}
+
+/** The `get_run` tool. */
+export const getRunTool = defineTool({
+  name: 'get_run',
+  title: 'Show one run',
+  description:
+    'Show one recorded run compactly: its summary and metadata (server command, protocol version, client and server info), ' +
+    `the node tree (the session, the protocol card, one node per tool/resource/prompt) with per-node call, error and open counts and the slowest call, the first ${RUN_ERRORS} errors (session failures first), ` +
+    `and the last ${RUN_LOG_TAIL} log lines (server stderr). At most ${RUN_NODES} nodes are listed. ` +
+    'Use it after list_runs or find_problems; then list_calls (a node\'s calls), get_call (one call whole) or search_logs (stderr). ' +
+    UNTRUSTED,
+  args: argsOf({ runId: runId() }),
+  outputSchema: object({ from, ...overviewProperties }),
+  async run(input, context) {
+    const { from: source, run } = await requireRun(context, input.runId);
+    const view = runOverview(run);
+    return { structured: { from: source, ...view }, text: renderOverview(view) };
+  },
+});

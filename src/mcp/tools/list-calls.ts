@@ -1,0 +1,71 @@
+/**
+ * `list_calls`: a run's executions (instances), in start order, filtered
+ * and paged, each with previews of its values.
+ *
+ * @module
+ */
+import { argsOf, cursor, limit, oneOf, optional, runId, text } from '../args.js';
+import { DEFAULT_PAGE_ROWS, MAX_PAGE_ROWS, PREVIEW_CHARS, RESULT_CHARS } from '../limits.js';
+import { pageOf, queryKey } from '../paging.js';
+import { nextPageLine, rangeText, renderText } from '../render.js';
+import { callRow } from '../run-views.js';
+import { arrayOf, errorRow, from, nodeStatus, numberOrNull, object, paging, string, stringOrNull } from '../schemas.js';
+import { defineTool, requireRun, UNTRUSTED } from '../tool.js';
+
+const callRowSchema = object(
+  {
+    instanceId: string,
+    nodeId: string,
+    status: nodeStatus,
+    startedAt: string,
+    endedAt: stringOrNull,
+    durationMs: numberOrNull,
+    input: string,
+    output: string,
+    error: { anyOf: [errorRow, { type: 'null' }] },
+  },
+  ['input', 'output'],
+);
+
+/** The `list_calls` tool. */
+export const listCallsTool = defineTool({
+  name: 'list_calls',
+  title: 'List the calls of a run',
+  description:
+    'List the executions (calls) recorded in one run, in the order they started: instanceId, node, status, timing, and one-line previews ' +
+    `(${PREVIEW_CHARS} characters) of the input (request params), the output (result) and the error. ` +
+    'Filter by nodeId (e.g. "tool:search", as get_run lists them) or status ("error" for the failures). Use get_call with an instanceId for the whole call. ' +
+    `Paged: ${DEFAULT_PAGE_ROWS} calls unless limit says otherwise; pass nextCursor back as cursor for more. ${UNTRUSTED}`,
+  args: argsOf({
+    runId: runId(),
+    nodeId: optional(text({ description: 'Only calls of this node, e.g. "tool:search" or "mcp:initialize".', maxLength: 1_024 })),
+    status: optional(oneOf(['open', 'ok', 'error'], 'Only calls with this status.')),
+    limit: limit(DEFAULT_PAGE_ROWS, MAX_PAGE_ROWS, 'calls'),
+    cursor: cursor(),
+  }),
+  outputSchema: object({ from, runId: string, ...paging, calls: arrayOf(callRowSchema) }),
+  async run(input, context) {
+    const { from: source, run } = await requireRun(context, input.runId);
+    const chosen = run.instances.filter((instance) => (input.nodeId === undefined || instance.nodeId === input.nodeId) && (input.status === undefined || instance.status === input.status));
+    const query = queryKey('list_calls', { runId: input.runId, nodeId: input.nodeId, status: input.status });
+    const page = pageOf(chosen, {
+      limit: input.limit,
+      cursor: input.cursor,
+      query,
+      idOf: (instance) => instance.instanceId,
+      // Sized by the row shown, which is small whatever the call's values.
+      budget: { chars: RESULT_CHARS, sizeOf: (instance) => JSON.stringify(callRow(instance)).length },
+    });
+    const rows = page.rows.map(callRow);
+    const lines = rows.map(
+      (row) =>
+        `${row.instanceId} ${row.nodeId} [${row.status}]${row.durationMs === null ? '' : ` ${row.durationMs} ms`}` +
+        (row.error !== null ? ` ${row.error.name}: ${row.error.message}` : row.output !== undefined ? ` → ${row.output}` : ''),
+    );
+    const filter = input.nodeId === undefined && input.status === undefined ? '' : ` matching${input.nodeId === undefined ? '' : ` node ${input.nodeId}`}${input.status === undefined ? '' : ` status ${input.status}`}`;
+    return {
+      structured: { from: source, runId: run.runId, total: page.total, nextCursor: page.nextCursor, calls: rows },
+      text: renderText(`${rangeText(page.offset, rows.length, page.total, 'calls')}${filter} in run ${run.runId}:`, lines, nextPageLine(page.nextCursor)),
+    };
+  },
+});

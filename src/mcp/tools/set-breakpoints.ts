@@ -1,0 +1,97 @@
+/**
+ * `set_breakpoints` (only with `--allow-control`): change the debugger's
+ * breakpoints, merged into the ones it has.
+ *
+ * @module
+ */
+import type { Breakpoints } from '../../report/events.js';
+import { argsOf, flag, optional, type Field, type JsonSchema } from '../args.js';
+import { boolean, object } from '../schemas.js';
+import { ToolError } from '../tool-error.js';
+import { defineTool, UNTRUSTED } from '../tool.js';
+
+/** Node ids in one call at most. */
+const MAX_NODES = 1_000;
+
+/** A node's breakpoints, as given: true or false for each gate; an absent gate stays as it was. */
+type NodeChange = { before?: boolean; after?: boolean };
+
+const gateSchema: JsonSchema = {
+  type: 'object',
+  properties: { before: { type: 'boolean', description: 'Hold its requests before they go out.' }, after: { type: 'boolean', description: 'Hold its answers before they come back.' } },
+  additionalProperties: false,
+};
+
+/** The `nodes` argument: node id → { before?, after? }. */
+function nodeChanges(): Field<Record<string, NodeChange> | undefined> {
+  return {
+    schema: {
+      type: 'object',
+      description: 'Per node id ("tool:search", "resource:file:///a.md", "mcp:initialize", …): { before?: boolean, after?: boolean }. Given gates are set, others kept; both false removes the node\'s breakpoints.',
+      additionalProperties: gateSchema,
+    },
+    required: false,
+    read(value, name) {
+      if (value === undefined) return undefined;
+      const bad = (why: string): ToolError => new ToolError('bad-argument', `${name}: ${why}`);
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('must be an object keyed by node id');
+      const entries = Object.entries(value as Record<string, unknown>);
+      if (entries.length > MAX_NODES) throw bad(`at most ${MAX_NODES} node ids at once`);
+      const out: Record<string, NodeChange> = {};
+      for (const [nodeId, gates] of entries) {
+        if (nodeId.length === 0 || nodeId.length > 1_024) throw bad('a node id must be 1 to 1024 characters');
+        if (gates === null || typeof gates !== 'object' || Array.isArray(gates)) throw bad(`"${nodeId.slice(0, 80)}" must be { before?: boolean, after?: boolean }`);
+        const change: NodeChange = {};
+        for (const [gate, on] of Object.entries(gates as Record<string, unknown>)) {
+          if ((gate !== 'before' && gate !== 'after') || typeof on !== 'boolean') throw bad(`"${nodeId.slice(0, 80)}" must be { before?: boolean, after?: boolean }`);
+          change[gate] = on;
+        }
+        out[nodeId] = change;
+      }
+      return out;
+    },
+  };
+}
+
+/** `current` with `pauseOnError` and `nodes` changed as given (pure). */
+export function mergeBreakpoints(current: Breakpoints, pauseOnError: boolean | undefined, nodes: Record<string, NodeChange> | undefined): Breakpoints {
+  const merged: Breakpoints = { pauseOnError: pauseOnError ?? current.pauseOnError, nodes: { ...current.nodes } };
+  for (const [nodeId, change] of Object.entries(nodes ?? {})) {
+    const next = { ...merged.nodes[nodeId], ...change };
+    const kept: { before?: boolean; after?: boolean } = {};
+    if (next.before === true) kept.before = true;
+    if (next.after === true) kept.after = true;
+    if (kept.before === undefined && kept.after === undefined) delete merged.nodes[nodeId];
+    else merged.nodes[nodeId] = kept;
+  }
+  return merged;
+}
+
+/** The `set_breakpoints` tool. */
+export const setBreakpointsTool = defineTool({
+  name: 'set_breakpoints',
+  title: 'Change breakpoints',
+  description:
+    'Change the debugger\'s breakpoints, which every proxy and adapter follows at once: pauseOnError holds every failing answer (JSON-RPC errors, isError results); ' +
+    'nodes sets, per node id, whether its requests ("before") and answers ("after") are held. What is not given stays as it is; call with no arguments to read them. Returns the breakpoints now in force. ' +
+    'A hold stops that MCP session (the agent waits) until it is decided: only set breakpoints the user asked for. ' +
+    UNTRUSTED,
+  control: true,
+  args: argsOf({
+    pauseOnError: optional(flag('Hold failing answers (JSON-RPC errors and isError results).')),
+    nodes: nodeChanges(),
+  }),
+  outputSchema: object({
+    breakpoints: object({ pauseOnError: boolean, nodes: { type: 'object', additionalProperties: gateSchema } }),
+  }),
+  async run(input, context) {
+    const current = await context.control.getBreakpoints();
+    const changed = input.pauseOnError !== undefined || input.nodes !== undefined;
+    const breakpoints = changed ? await context.control.putBreakpoints(mergeBreakpoints(current, input.pauseOnError, input.nodes)) : current;
+    const nodes = Object.entries(breakpoints.nodes).map(([nodeId, gates]) => `${nodeId}:${gates.before === true ? ' before' : ''}${gates.after === true ? ' after' : ''}`);
+    return {
+      structured: { breakpoints },
+      text: `${changed ? 'breakpoints now' : 'breakpoints'}: pause on error ${breakpoints.pauseOnError ? 'on' : 'off'}; ${nodes.length === 0 ? 'no node breakpoints' : nodes.join(', ')}`,
+    };
+  },
+});
