@@ -5,6 +5,7 @@ import { loopAllowList } from '../gates/loop-detector.js';
 import { hideSettings, type HideSettings } from '../report/hide.js';
 import { Reporter } from '../report/reporter.js';
 import type { GraphmindOptions } from './adapter-options.js';
+import { DetachedCalls, type DetachedCall } from './detached-calls.js';
 
 /** How long a hold lasts before the adapter warns (once) that a client may give up. */
 export const HOLD_WARNING_MS = 1000;
@@ -65,6 +66,8 @@ export class AdapterRuntime {
   #warned = false;
   #disposed = false;
   readonly #warn: (line: string) => void;
+  /** Calls made while no debugger was attached, replayed once one is (see `DetachedCalls`). */
+  readonly #detached = new DetachedCalls();
 
   constructor(options: GraphmindOptions, env: NodeJS.ProcessEnv, warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`)) {
     this.reporter = new Reporter({ url: options.url, env });
@@ -76,6 +79,17 @@ export class AdapterRuntime {
     this.loopAllow = loopAllowList(env);
     this.sdk = options.sdk ?? installedSdk();
     this.#warn = warn;
+    // A debugger has attached and armed the gate: what happened before is recorded now.
+    this.reporter.on('breakpoints', () => {
+      if (this.#detached.size > 0 && this.core.armed) this.#detached.replay();
+    });
+  }
+
+  /** A call made on the fast path has settled: kept for the debugger (recorded at once if one is there now). */
+  noteDetached(call: DetachedCall): void {
+    if (this.#disposed) return;
+    this.#detached.push(call);
+    if (this.core.armed) this.#detached.replay();
   }
 
   /** True once {@link AdapterRuntime.dispose} ran: wrapped servers then run as if unwrapped. */

@@ -18,29 +18,29 @@ export class CallRun {
   readonly #runtime: AdapterRuntime;
   #finished = false;
 
-  constructor(runtime: AdapterRuntime, server: ServerState, name: string, meta: Record<string, unknown>) {
+  constructor(runtime: AdapterRuntime, server: ServerState, name: string, meta: Record<string, unknown>, t?: number) {
     this.#runtime = runtime;
     const reporter = runtime.reporter;
-    this.runId = reporter.startRun(name, 'mcp-adapter', { app: runtime.app, sdk: runtime.sdk, server: server.name, serverSdk: server.sdk, ...meta });
+    this.runId = reporter.startRun(name, 'mcp-adapter', { app: runtime.app, sdk: runtime.sdk, server: server.name, serverSdk: server.sdk, ...meta }, t);
     this.events = new RunEvents(reporter, this.runId);
     runtime.stats.runs++;
     // The root goes through send(): the reporter never drops a run's root.
-    reporter.send(this.runId, { type: 'instance.started', instanceId: SERVER_INSTANCE, node: server.node, input: server.identity });
+    reporter.send(this.runId, { type: 'instance.started', instanceId: SERVER_INSTANCE, node: server.node, input: server.identity }, t);
   }
 
-  /** An execution under the root began. */
-  started(instanceId: string, node: NodeDeclaration, input: unknown): void {
-    this.events.started(instanceId, node, input, 0, Date.now());
+  /** An execution under the root began (at `t`, default now). */
+  started(instanceId: string, node: NodeDeclaration, input: unknown, t = Date.now()): void {
+    this.events.started(instanceId, node, input, 0, t);
   }
 
   /** An execution ended well. */
-  ended(instanceId: string, output: unknown): void {
-    this.events.ended(instanceId, output, 0, Date.now());
+  ended(instanceId: string, output: unknown, t = Date.now()): void {
+    this.events.ended(instanceId, output, 0, t);
   }
 
   /** An execution ended in error. */
-  failed(instanceId: string, error: InstanceError, output?: unknown): void {
-    this.events.failed(instanceId, output, error, 0, Date.now());
+  failed(instanceId: string, error: InstanceError, output?: unknown, t = Date.now()): void {
+    this.events.failed(instanceId, output, error, 0, t);
   }
 
   /** An execution is open again (retried). */
@@ -53,12 +53,11 @@ export class CallRun {
     this.events.log(nodeId, text, stream, Date.now());
   }
 
-  /** Close the root and the run. */
-  finish(status: 'ok' | 'error'): void {
+  /** Close the root and the run (at `t`, default now). */
+  finish(status: 'ok' | 'error', t = Date.now()): void {
     if (this.#finished) return;
     this.#finished = true;
-    const t = Date.now();
     this.events.ended(SERVER_INSTANCE, undefined, 0, t);
-    this.#runtime.reporter.send(this.runId, { type: 'run.finished', status });
+    this.#runtime.reporter.send(this.runId, { type: 'run.finished', status }, t);
   }
 }

@@ -91,26 +91,12 @@ export class GatedCall {
     const runtime = this.server.runtime;
     const core = runtime.core;
     let callArgs = args;
-    let release: (() => void) | undefined;
-    if (core.mayHold(this.run.runId)) {
-      const context = this.context;
-      if (context !== undefined) {
-        this.#controller = new AbortController();
-        callArgs = [...args.slice(0, -1), chainedContext(context, this.#controller.signal, (send) => this.#wrapSend(send))];
-        // The client gave up (cancelled, or went away): its holds go on.
-        const sdkSignal = signalOf(context);
-        if (sdkSignal !== undefined && !sdkSignal.aborted) {
-          const onAbort = (): void => core.releaseRun(this.run.runId);
-          sdkSignal.addEventListener('abort', onAbort, { once: true });
-          release = () => sdkSignal.removeEventListener('abort', onAbort);
-        }
-      }
+    const context = this.context;
+    if (context !== undefined && core.mayHold(this.run.runId)) {
+      this.#controller = new AbortController();
+      callArgs = [...args.slice(0, -1), chainedContext(context, this.#controller.signal, (send) => this.#wrapSend(send))];
     }
-    try {
-      return await this.#lifecycle(handler, thisArg, callArgs);
-    } finally {
-      release?.();
-    }
+    return this.#lifecycle(handler, thisArg, callArgs);
   }
 
   async #lifecycle(handler: (...args: unknown[]) => unknown, thisArg: unknown, args: unknown[]): Promise<unknown> {
@@ -220,6 +206,7 @@ export class GatedCall {
       kind,
       message,
       describe: `${this.site.method}${id} (${this.site.node.nodeId})`,
+      giveUp: signalOf(this.context),
     };
   }
 

@@ -16,20 +16,34 @@ export interface HeldThing {
   message: Record<string, unknown>;
   /** For the one-time warning: what is held. */
   describe: string;
+  /** The SDK's signal for the request: when the client gives up (cancels, or goes away), the hold goes on. */
+  giveUp?: AbortSignal;
 }
 
 /**
  * Hold `thing` at `plan` through the shared hold lifecycle and return the
  * decision's outcome (the shared decision table).
  */
-export function holdFor(runtime: AdapterRuntime, thing: HeldThing, plan: HoldPlan): Promise<Outcome> {
+export async function holdFor(runtime: AdapterRuntime, thing: HeldThing, plan: HoldPlan): Promise<Outcome> {
   const frame = heldMessage(thing.message, thing.kind === 'request', thing.method, runtime.hide, () => thing.message);
-  return runtime.core.withHold(
-    { runId: thing.runId, nodeId: thing.nodeId, instanceId: thing.instanceId, method: thing.method, frame },
-    plan,
-    (decision) => outcomeOf(thing.kind, decision),
-    (hold) => runtime.onHolding(hold, thing.describe),
-  );
+  const core = runtime.core;
+  const giveUp = thing.giveUp;
+  // Listened to only while holding: a listener on every call's signal cost more than it is worth.
+  const onGiveUp = (): void => core.releaseRun(thing.runId);
+  if (giveUp !== undefined) {
+    if (giveUp.aborted) return outcomeOf(thing.kind, { action: 'continue' });
+    giveUp.addEventListener('abort', onGiveUp, { once: true });
+  }
+  try {
+    return await core.withHold(
+      { runId: thing.runId, nodeId: thing.nodeId, instanceId: thing.instanceId, method: thing.method, frame },
+      plan,
+      (decision) => outcomeOf(thing.kind, decision),
+      (hold) => runtime.onHolding(hold, thing.describe),
+    );
+  } finally {
+    giveUp?.removeEventListener('abort', onGiveUp);
+  }
 }
 
 /** The error a request aborted in the debugger ends with (the proxy's -32099). */

@@ -6,6 +6,7 @@ import { CallRun } from './call-run.js';
 import type { GatedCall } from './gated-call.js';
 import { abortError, holdFor, type HeldThing } from './hold-for.js';
 import { DebuggerAnswer, newScope, requestScope } from './request-scope.js';
+import { signalOf } from './sdk-shape.js';
 import type { ServerState } from './server-state.js';
 
 const METHOD = 'sampling/createMessage';
@@ -49,6 +50,7 @@ export async function gatedSampling(server: ServerState, parent: GatedCall | und
     kind,
     message,
     describe: `${METHOD} (${node.nodeId}${issuer === undefined ? '' : ` under ${issuer.site.node.nodeId}`})`,
+    giveUp: issuer === undefined ? undefined : signalOf(issuer.context),
   });
   const decided = (outcome: Outcome): unknown => {
     switch (outcome.kind) {

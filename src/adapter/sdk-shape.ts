@@ -104,22 +104,60 @@ export function signalOf(context: HandlerContext | undefined): AbortSignal | und
 export type SendRequest = (request: { method: string; params?: unknown }, ...rest: unknown[]) => Promise<unknown>;
 
 /**
- * A copy of the context with the debugger's pieces put in: the signal
- * chained with the run's own (aborted when either is; the SDK's is never
- * replaced by ours alone), and the client-request sender wrapped (to gate
- * sampling). The SDK's object is not changed.
+ * A signal that aborts when `sdk` does (the client cancelled, or went away)
+ * and when the debugger aborts the run (`run`): the SDK's signal chained
+ * with the run's own, never replaced by it alone.
+ */
+function chained(sdk: unknown, run: AbortSignal): AbortSignal {
+  if (!(sdk instanceof AbortSignal)) return run;
+  if (sdk.aborted) return sdk;
+  const both = new AbortController();
+  const fromSdk = (): void => both.abort(sdk.reason);
+  const fromRun = (): void => both.abort(run.reason);
+  sdk.addEventListener('abort', fromSdk, { once: true });
+  run.addEventListener('abort', fromRun, { once: true });
+  both.signal.addEventListener('abort', () => {
+    sdk.removeEventListener('abort', fromSdk);
+    run.removeEventListener('abort', fromRun);
+  }, { once: true });
+  if (run.aborted) both.abort(run.reason);
+  return both.signal;
+}
+
+/**
+ * A view of one of the SDK's context objects with the debugger's pieces
+ * put in: `signal` (when the object has one) is the SDK's chained with the
+ * run's own (see {@link chained}, made on first read: most handlers never
+ * read it), the client-request sender named `sendKey` is wrapped to gate
+ * sampling, and `inner` members are views of their own. Everything else
+ * reads through to the SDK's object, which is not changed (a `Proxy`, not a
+ * copy: copying the context on every call cost more than the rest of the
+ * adapter together).
+ */
+function contextView(target: Obj, run: AbortSignal, wrapSend: (send: SendRequest) => SendRequest, sendKey: string, inner?: Record<string, Obj>): Obj {
+  let signal: AbortSignal | undefined;
+  let send: SendRequest | undefined;
+  const hasSignal = target.signal instanceof AbortSignal;
+  return new Proxy(target, {
+    get(t, key, receiver) {
+      if (key === 'signal' && hasSignal) return (signal ??= chained(t.signal, run));
+      if (key === sendKey && typeof t[sendKey] === 'function') return (send ??= wrapSend((t[sendKey] as SendRequest).bind(t)));
+      if (inner !== undefined && typeof key === 'string' && Object.hasOwn(inner, key)) return inner[key];
+      return Reflect.get(t, key, receiver);
+    },
+  });
+}
+
+/**
+ * The context a handler is given while a debugger is attached: the SDK's,
+ * seen through {@link contextView} (its abort signal chained with the
+ * run's, its client-request sender gating sampling). The SDK's object is
+ * not changed.
  */
 export function chainedContext(context: HandlerContext, signal: AbortSignal, wrapSend: (send: SendRequest) => SendRequest): Obj {
   const value = context.value;
-  if (context.kind === 'extra') {
-    const chained: Obj = { ...value, signal: AbortSignal.any([value.signal as AbortSignal, signal]) };
-    if (typeof value.sendRequest === 'function') chained.sendRequest = wrapSend((value.sendRequest as SendRequest).bind(value));
-    return chained;
-  }
-  const req = value.mcpReq as Obj;
-  const chainedReq: Obj = { ...req, signal: AbortSignal.any([req.signal as AbortSignal, signal]) };
-  if (typeof req.send === 'function') chainedReq.send = wrapSend((req.send as SendRequest).bind(req));
-  return { ...value, mcpReq: chainedReq };
+  if (context.kind === 'extra') return contextView(value, signal, wrapSend, 'sendRequest');
+  return contextView(value, signal, wrapSend, '', { mcpReq: contextView(value.mcpReq as Obj, signal, wrapSend, 'send') });
 }
 
 /**

@@ -3,7 +3,8 @@ import { CallRun } from './call-run.js';
 import { GatedCall, callShape } from './gated-call.js';
 import { newScope, requestScope } from './request-scope.js';
 import { gatedSampling } from './sampling-gate.js';
-import { handlerContext, methodOfSchema, serverShape } from './sdk-shape.js';
+import { detachedCall } from './detached-calls.js';
+import { handlerContext, methodOfSchema, requestIdOf, serverShape, sessionIdOf } from './sdk-shape.js';
 import { GATED_METHODS, ServerState, type CallSite } from './server-state.js';
 
 type AnyFunction = (this: unknown, ...args: unknown[]) => unknown;
@@ -69,6 +70,8 @@ function begin(
   thisArg: unknown,
   args: unknown[],
 ): unknown {
+  // No debugger: nothing can hold. The handler runs as it would unwrapped, and the call is noted for later.
+  if (!state.runtime.core.armed) return detachedCall(state, site, input, requestIdOf(context), sessionIdOf(context), handler, thisArg, args);
   let call: GatedCall;
   try {
     call = new GatedCall(state, site, input, context, uri);
@@ -204,13 +207,14 @@ function connectFor(state: ServerState, target: object, proxy: () => object): An
 }
 
 /** The request handlers' map as the SDK's dispatch reads it: gated methods run in a request scope. */
-function handlersView(map: Map<unknown, unknown>, scoped: WeakMap<object, AnyFunction>): Map<unknown, unknown> {
+function handlersView(runtime: AdapterRuntime, map: Map<unknown, unknown>, scoped: WeakMap<object, AnyFunction>): Map<unknown, unknown> {
   return new Proxy(map, {
     get(m, key) {
       if (key === 'get') {
         return (method: unknown): unknown => {
           const handler = m.get(method);
-          if (typeof handler !== 'function' || typeof method !== 'string' || !(method in GATED_METHODS)) return handler;
+          // Detached, nothing can hold or be decided: the SDK's own handler, with no scope to carry.
+          if (typeof handler !== 'function' || !runtime.core.armed || typeof method !== 'string' || !(method in GATED_METHODS)) return handler;
           let wrapper = scoped.get(handler);
           if (wrapper === undefined) {
             wrapper = inScope(handler as AnyFunction);
@@ -296,7 +300,7 @@ function serverProxy(state: ServerState, target: object, direct: boolean): objec
         case '_requestHandlers': {
           const map = Reflect.get(t, key, receiver);
           if (!(map instanceof Map) || runtime.disposed) return map;
-          if (views?.map !== map) views = { map, view: handlersView(map, scoped) };
+          if (views?.map !== map) views = { map, view: handlersView(runtime, map, scoped) };
           return views.view;
         }
         case 'setRequestHandler':

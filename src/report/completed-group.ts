@@ -1,3 +1,4 @@
+import { COMPLETED_RUN, expandCompletedRun } from './completed-run.js';
 import type { InstanceCompletedEvent, NodeDeclaration } from './events.js';
 
 /**
@@ -32,18 +33,24 @@ export const COMPLETED_GROUP = 'instances.completed';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** True if `value` claims to be a group (its `type` says so), whether or not it has the right shape. */
+/**
+ * True if `value` claims to stand for several events, whether or not it has
+ * the right shape: a group of calls, or a completed run
+ * (report/completed-run.ts). Its text is then no single event's.
+ */
 export function isCompletedGroup(value: unknown): value is Record<string, unknown> {
-  return isRecord(value) && value.type === COMPLETED_GROUP;
+  return isRecord(value) && (value.type === COMPLETED_GROUP || value.type === COMPLETED_RUN);
 }
 
 /**
- * The events a group stands for, in order; undefined if `value` is a group
- * of the wrong shape. Not a group at all: `[value]` as it is. The events are
- * not validated here: the caller checks each as it checks any event.
+ * The events a group of calls (or a completed run) stands for, in order;
+ * undefined if `value` is one of the wrong shape. Anything else: `[value]`
+ * as it is. The events are not validated here: the caller checks each as it
+ * checks any event.
  */
 export function expandCompletedGroup(value: unknown): unknown[] | undefined {
   if (!isCompletedGroup(value)) return [value];
+  if (value.type === COMPLETED_RUN) return expandCompletedRun(value);
   const { node, runId, seq, calls } = value;
   if (!Number.isSafeInteger(seq) || !Array.isArray(calls) || calls.length === 0) return undefined;
   const events: InstanceCompletedEvent[] = [];

@@ -1,0 +1,75 @@
+import type { InstanceError, NodeDeclaration, RunEvent } from './events.js';
+
+/**
+ * A whole run of one call, sent once it is over, as one element of an
+ * ingest batch (and one line of the run's log): what an in-process adapter
+ * records for a request that nobody held and that ended quickly. It stands
+ * for six or seven events: the run started, its root (the server node)
+ * started, the call started and ended (one `instance.completed`, or a start
+ * and an `instance.error`), the root ended, the run finished. Readers
+ * expand it back ({@link expandCompletedRun}); nothing past the ingest
+ * reader and the log loader knows it exists.
+ *
+ * Its fields are all at the top level, so a reporter can write the parts
+ * that are the same for every call of a connection (`meta`, `root`, `node`)
+ * from bytes it keeps.
+ */
+export interface CompletedRun {
+  type: typeof COMPLETED_RUN;
+  runId: string;
+  /** The run.started's seq; the events after it take the next ones. */
+  seq: number;
+  /** When the run (and its call) began, ms since the epoch. */
+  t: number;
+  /** When the call (and the run) ended. */
+  endT: number;
+  name: string;
+  source: string;
+  meta: Record<string, unknown>;
+  /** The run's root: `{ instanceId, node, input }`. */
+  root: { instanceId: string; node: NodeDeclaration; input?: unknown };
+  /** The call's instance, node and input. */
+  instanceId: string;
+  node: NodeDeclaration;
+  input?: unknown;
+  /** What it answered (kept with an error too, as a failed tool result is). */
+  output?: unknown;
+  /** Set when the call failed: it ends in `instance.error` and the run in `error`. */
+  error?: InstanceError;
+}
+
+/** The `type` of a {@link CompletedRun}. */
+export const COMPLETED_RUN = 'run.completed';
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** True if `value` claims to be a completed run (its `type` says so), whether or not it has the right shape. */
+export function isCompletedRun(value: unknown): value is Record<string, unknown> {
+  return isRecord(value) && value.type === COMPLETED_RUN;
+}
+
+/**
+ * The events a completed run stands for, in order (see {@link RunEvent}); undefined if its shape
+ * is wrong. The events are not validated here: the caller checks each as it
+ * checks any event (so a bad node or time is caught there).
+ */
+export function expandCompletedRun(value: Record<string, unknown>): unknown[] | undefined {
+  const { runId, seq, t, endT, name, source, meta, root, instanceId, node, input, output, error } = value;
+  if (typeof runId !== 'string' || !Number.isSafeInteger(seq) || typeof t !== 'number' || typeof endT !== 'number') return undefined;
+  if (typeof name !== 'string' || typeof source !== 'string' || !isRecord(meta) || !isRecord(root) || typeof root.instanceId !== 'string') return undefined;
+  if (typeof instanceId !== 'string' || !isRecord(node) || (error !== undefined && !isRecord(error))) return undefined;
+  let s = seq as number;
+  const events: unknown[] = [
+    { type: 'run.started', runId, seq: s, t, name, source, meta },
+    { type: 'instance.started', instanceId: root.instanceId, node: root.node, input: root.input, runId, seq: ++s, t },
+  ];
+  if (error === undefined) {
+    events.push({ type: 'instance.completed', instanceId, node, input, output, endT, runId, seq: ++s, t });
+  } else {
+    events.push({ type: 'instance.started', instanceId, node, input, runId, seq: ++s, t });
+    events.push({ type: 'instance.error', instanceId, output, error, runId, seq: ++s, t: endT });
+  }
+  events.push({ type: 'instance.finished', instanceId: root.instanceId, runId, seq: ++s, t: endT });
+  events.push({ type: 'run.finished', status: error === undefined ? 'ok' : 'error', runId, seq: ++s, t: endT });
+  return events;
+}
