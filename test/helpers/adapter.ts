@@ -1,0 +1,323 @@
+// Helpers for the in-process adapter's tests: the three SDKs the suite runs
+// (1.26.0, the declared floor; the latest 1.x; the latest 2.x) behind one
+// small surface, a real SDK client over the SDK's own in-memory transport,
+// an adapter that reports to a test's own `graphmind serve` (never to a
+// developer's debugger on 4747), and the runs the debugger recorded.
+import { Client as ClientV2, InMemoryTransport as InMemoryV2Client } from '@modelcontextprotocol/client';
+import { McpServer as McpServerV2, ResourceTemplate as ResourceTemplateV2, Server as ServerV2 } from '@modelcontextprotocol/server';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport as InMemoryV1 } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer as McpServerV1, ResourceTemplate as ResourceTemplateV1 } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server as ServerV1 } from '@modelcontextprotocol/sdk/server/index.js';
+import * as TypesV1 from '@modelcontextprotocol/sdk/types.js';
+import { Client as Client126 } from 'sdk-1-26/client/index.js';
+import { InMemoryTransport as InMemory126 } from 'sdk-1-26/inMemory.js';
+import { McpServer as McpServer126, ResourceTemplate as ResourceTemplate126 } from 'sdk-1-26/server/mcp.js';
+import { Server as Server126 } from 'sdk-1-26/server/index.js';
+import * as Types126 from 'sdk-1-26/types.js';
+import * as z from 'zod';
+import { graphmind, type Graphmind, type GraphmindOptions } from '../../src/adapter/index.js';
+import type { Breakpoints, Hold } from '../../src/report/events.js';
+import { NO_DEBUGGER_PORT } from './cli.js';
+import { sleep, waitForAsync, type Teardown } from './gates.js';
+import { api, type ServeProcess } from './serve.js';
+
+export { ABORT, decide, listHolds, rejection, setBreakpoints, sleep, startDebugger, waitFor, waitForAsync, waitForHold } from './gates.js';
+export type { ServeProcess } from './serve.js';
+
+/**
+ * The SDK objects as the tests drive them. Typed loosely on purpose: the
+ * adapter duck-types them, and the three SDKs' own types differ in ways
+ * these tests do not care about.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Loose = any;
+
+/** The SDKs the suite runs. */
+export type SdkLabel = '1.26.0' | '1.32.2' | '2.4.0';
+
+/** One SDK behind the surface the tests use. */
+export interface Kit {
+  label: SdkLabel;
+  /** 1 for `@modelcontextprotocol/sdk`, 2 for `@modelcontextprotocol/server`. */
+  generation: 1 | 2;
+  /** The package the adapter should report for a server of this SDK. */
+  sdkPackage: '@modelcontextprotocol/sdk' | '@modelcontextprotocol/server';
+  /** `new McpServer(info, options)`. */
+  mcpServer(name?: string, options?: Loose): Loose;
+  /** `new Server(info, { capabilities })` (the low-level server). */
+  lowServer(name?: string, capabilities?: Loose): Loose;
+  /** `new ResourceTemplate(uriTemplate, { list: undefined })`. */
+  template(uriTemplate: string): Loose;
+  /** An input schema for these fields, as this SDK's `registerTool` / `registerPrompt` takes it. */
+  schema(shape: Record<string, z.ZodType>): Loose;
+  /** `setRequestHandler` for a spec method (1.x: its Zod request schema; 2.x: the method name). */
+  setHandler(server: Loose, method: 'tools/call' | 'tools/list' | 'resources/read' | 'prompts/get', handler: (request: Loose, context: Loose) => unknown): void;
+  /** A linked in-memory transport pair: [for the server, for the client]. */
+  pair(): [Loose, Loose];
+  /** A client of the same generation; `sampling` answers sampling/createMessage (it gets the request's params). */
+  client(sampling?: (params: Loose) => unknown): Loose;
+  /**
+   * Ask the client to sample from inside a handler, through one of the
+   * ways this SDK offers: `send` (1.x `extra.sendRequest`, 2.x
+   * `ctx.mcpReq.send`), `server` (1.x `server.server.createMessage`, 2.x
+   * `ctx.mcpReq.requestSampling`).
+   */
+  sample(context: Loose, server: Loose, via: 'send' | 'server', params: Loose): Promise<Loose>;
+  /** The abort signal a handler is given. */
+  signal(context: Loose): AbortSignal;
+  /** `client.callTool(params)` with request options (a `timeout`, say), as this generation takes them. */
+  callTool(client: Loose, params: { name: string; arguments?: Record<string, unknown> }, options?: { timeout?: number }): Promise<Loose>;
+}
+
+function v1Kit(label: '1.26.0' | '1.32.2'): Kit {
+  const sdk =
+    label === '1.26.0'
+      ? { McpServer: McpServer126, Server: Server126, ResourceTemplate: ResourceTemplate126, InMemory: InMemory126, Client: Client126, types: Types126 as Loose }
+      : { McpServer: McpServerV1, Server: ServerV1, ResourceTemplate: ResourceTemplateV1, InMemory: InMemoryV1, Client: ClientV1, types: TypesV1 as Loose };
+  const schemas: Record<string, Loose> = {
+    'tools/call': sdk.types.CallToolRequestSchema,
+    'tools/list': sdk.types.ListToolsRequestSchema,
+    'resources/read': sdk.types.ReadResourceRequestSchema,
+    'prompts/get': sdk.types.GetPromptRequestSchema,
+  };
+  return {
+    label,
+    generation: 1,
+    sdkPackage: '@modelcontextprotocol/sdk',
+    mcpServer: (name = 'adapter-test', options?: Loose) => new (sdk.McpServer as Loose)({ name, version: '1.0.0' }, options),
+    lowServer: (name = 'low-level', capabilities: Loose = { tools: {}, resources: {}, prompts: {} }) => new (sdk.Server as Loose)({ name, version: '1.0.0' }, { capabilities }),
+    template: (uriTemplate) => new (sdk.ResourceTemplate as Loose)(uriTemplate, { list: undefined }),
+    schema: (shape) => shape,
+    setHandler: (server, method, handler) => server.setRequestHandler(schemas[method], handler),
+    pair: () => (sdk.InMemory as Loose).createLinkedPair(),
+    client(sampling) {
+      const client = new (sdk.Client as Loose)({ name: `client-${label}`, version: '0.0.0' }, { capabilities: { sampling: {} } });
+      if (sampling !== undefined) client.setRequestHandler(sdk.types.CreateMessageRequestSchema, async (request: Loose) => sampling(request.params));
+      return client;
+    },
+    sample(context, server, via, params) {
+      if (via === 'send') return context.sendRequest({ method: 'sampling/createMessage', params }, sdk.types.CreateMessageResultSchema);
+      return server.server.createMessage(params);
+    },
+    signal: (context) => context.signal as AbortSignal,
+    callTool: (client, params, options) => client.callTool(params, undefined, options),
+  };
+}
+
+const v2Kit: Kit = {
+  label: '2.4.0',
+  generation: 2,
+  sdkPackage: '@modelcontextprotocol/server',
+  mcpServer: (name = 'adapter-test', options?: Loose) => new McpServerV2({ name, version: '1.0.0' }, options),
+  lowServer: (name = 'low-level', capabilities: Loose = { tools: {}, resources: {}, prompts: {} }) => new ServerV2({ name, version: '1.0.0' }, { capabilities }),
+  template: (uriTemplate) => new ResourceTemplateV2(uriTemplate, { list: undefined }),
+  schema: (shape) => z.object(shape),
+  setHandler: (server, method, handler) => server.setRequestHandler(method, handler),
+  pair: () => InMemoryV2Client.createLinkedPair() as [Loose, Loose],
+  client(sampling) {
+    const client: Loose = new ClientV2({ name: 'client-2.4.0', version: '0.0.0' }, { capabilities: { sampling: {} } });
+    if (sampling !== undefined) client.setRequestHandler('sampling/createMessage', async (request: Loose) => sampling(request.params));
+    return client;
+  },
+  sample(context, _server, via, params) {
+    if (via === 'send') return context.mcpReq.send({ method: 'sampling/createMessage', params });
+    return context.mcpReq.requestSampling(params);
+  },
+  signal: (context) => context.mcpReq.signal as AbortSignal,
+  callTool: (client, params, options) => client.callTool(params, options),
+};
+
+/** Every SDK the suite runs, oldest first. */
+export const KITS: readonly Kit[] = [v1Kit('1.26.0'), v1Kit('1.32.2'), v2Kit];
+
+/** The kit of one SDK. */
+export function kit(label: SdkLabel): Kit {
+  return KITS.find((k) => k.label === label) as Kit;
+}
+
+/** A sampling answer a client gives. */
+export function samplingAnswer(text: string): { role: 'assistant'; content: { type: 'text'; text: string }; model: string; stopReason: string } {
+  return { role: 'assistant', content: { type: 'text', text }, model: 'test-model', stopReason: 'endTurn' };
+}
+
+/** Sampling request params with one user message. */
+export function samplingParams(text: string): Loose {
+  return { messages: [{ role: 'user', content: { type: 'text', text } }], maxTokens: 16 };
+}
+
+/** A text tool result. */
+export function text(value: string): { content: Array<{ type: 'text'; text: string }> } {
+  return { content: [{ type: 'text', text: value }] };
+}
+
+/**
+ * The environment an adapter reads: this process's, without any
+ * `GRAPHMIND_*` of the developer's, and with `serve`'s data dir (where its
+ * token is) when given.
+ */
+export function adapterEnv(serve: ServeProcess | undefined, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('GRAPHMIND')) env[key] = value;
+  delete env.NODE_ENV;
+  if (serve !== undefined) env.GRAPHMIND_DATA_DIR = serve.dataDir;
+  return { ...env, ...extra };
+}
+
+/** The ingest URL of `serve`, or of a port where nothing listens. */
+export function ingestUrl(serve: ServeProcess | undefined): string {
+  return `ws://127.0.0.1:${serve?.port ?? NO_DEBUGGER_PORT}/ingest`;
+}
+
+/**
+ * `graphmind({...})` reporting to `serve` (or to nowhere), disposed on
+ * teardown. With a debugger it waits until attached and armed.
+ */
+export async function adapter(t: Teardown, serve: ServeProcess | undefined, options: GraphmindOptions = {}): Promise<Graphmind> {
+  const gm = graphmind({ app: 'adapter-tests', url: ingestUrl(serve), env: adapterEnv(serve), ...options });
+  t.teardown(() => gm.dispose());
+  if (serve !== undefined && options.enabled !== false) {
+    const ready = await gm.ready(10_000);
+    if (!ready) throw new Error('the adapter did not attach to the test debugger');
+  }
+  return gm;
+}
+
+/** Connect a wrapped server and a client over the in-memory pair; the client is closed on teardown. */
+export async function connectInMemory(t: Teardown, k: Kit, server: Loose, sampling?: (params: Loose) => unknown): Promise<Loose> {
+  const [serverSide, clientSide] = k.pair();
+  await server.connect(serverSide);
+  const client = k.client(sampling);
+  await client.connect(clientSide);
+  t.teardown(() => client.close().catch(() => {}));
+  return client;
+}
+
+/** A run as GET /api/runs/:runId returns it. */
+export interface FullRun {
+  runId: string;
+  name: string;
+  source: string;
+  status: 'running' | 'ok' | 'error';
+  meta: Record<string, unknown>;
+  nodes: Array<{ nodeId: string; kind: string; parent: string | null; label: string; status: string }>;
+  instances: Array<{
+    instanceId: string;
+    nodeId: string;
+    status: string;
+    input?: unknown;
+    output?: unknown;
+    error?: { name: string; message: string; code?: number; data?: unknown };
+  }>;
+  logs: Array<{ nodeId: string; stream: string; text: string }>;
+}
+
+/** GET /api/runs/:runId, or undefined while it is unknown. */
+export async function fetchRun(serve: ServeProcess, runId: string): Promise<FullRun | undefined> {
+  const answer = await api(serve.port, serve.token, 'GET', `/api/runs/${runId}`);
+  return answer.status === 200 ? (answer.json as FullRun) : undefined;
+}
+
+/** The run once it has finished (its status is no longer `running`). */
+export async function finishedRun(serve: ServeProcess, runId: string, timeoutMs = 10_000): Promise<FullRun> {
+  let run: FullRun | undefined;
+  await waitForAsync(async () => {
+    run = await fetchRun(serve, runId);
+    return run !== undefined && run.status !== 'running';
+  }, timeoutMs, `run ${runId} to finish`);
+  return run as FullRun;
+}
+
+/** The summaries of every run the debugger knows. */
+export async function runList(serve: ServeProcess): Promise<Array<{ runId: string; name: string; source: string; status: string }>> {
+  const answer = await api(serve.port, serve.token, 'GET', '/api/runs');
+  return answer.json as Array<{ runId: string; name: string; source: string; status: string }>;
+}
+
+/** Remembers the runs that exist now, to find those a test makes. */
+export class RunWatch {
+  readonly #serve: ServeProcess;
+  #known = new Set<string>();
+
+  private constructor(serve: ServeProcess) {
+    this.#serve = serve;
+  }
+
+  /** Start watching: every run known now is old. */
+  static async start(serve: ServeProcess): Promise<RunWatch> {
+    const watch = new RunWatch(serve);
+    await watch.mark();
+    return watch;
+  }
+
+  /** Every run known now is old from here on. */
+  async mark(): Promise<void> {
+    for (const run of await runList(this.#serve)) this.#known.add(run.runId);
+  }
+
+  /**
+   * The finished runs made since the last mark, named `name`, once there are
+   * `count` of them (oldest first).
+   */
+  async named(name: string, count = 1, timeoutMs = 10_000): Promise<FullRun[]> {
+    let found: Array<{ runId: string }> = [];
+    await waitForAsync(async () => {
+      found = (await runList(this.#serve)).filter((run) => !this.#known.has(run.runId) && run.name === name && run.status !== 'running');
+      return found.length >= count;
+    }, timeoutMs, `${count} finished run(s) named ${name}`);
+    const runs = await Promise.all(found.map((run) => finishedRun(this.#serve, run.runId)));
+    return runs.reverse();
+  }
+
+  /** The one finished run named `name` made since the last mark. */
+  async one(name: string, timeoutMs?: number): Promise<FullRun> {
+    const runs = await this.named(name, 1, timeoutMs);
+    if (runs.length !== 1) throw new Error(`expected one run named ${name}, found ${runs.length}`);
+    return runs[0] as FullRun;
+  }
+}
+
+/** The instance of `nodeId` in a run (the first one). */
+export function instanceOf(run: FullRun, nodeId: string): FullRun['instances'][number] {
+  const found = run.instances.find((instance) => instance.nodeId === nodeId);
+  if (found === undefined) throw new Error(`no instance of ${nodeId} in run ${run.name}: ${JSON.stringify(run.instances.map((i) => i.nodeId))}`);
+  return found;
+}
+
+/** The node `nodeId` of a run. */
+export function nodeOf(run: FullRun, nodeId: string): FullRun['nodes'][number] {
+  const found = run.nodes.find((node) => node.nodeId === nodeId);
+  if (found === undefined) throw new Error(`no node ${nodeId} in run ${run.name}: ${JSON.stringify(run.nodes.map((n) => n.nodeId))}`);
+  return found;
+}
+
+/** Breakpoints: pause-on-error off unless said, and these nodes' gates. */
+export function breakpoints(nodes: Breakpoints['nodes'] = {}, pauseOnError = false): Breakpoints {
+  return { pauseOnError, nodes };
+}
+
+/** A promise whose rejection is observed at once (to be awaited later). */
+export function later<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
+
+/** How a promise settled: its value, or its error with the JSON-RPC code. */
+export async function settle(promise: Promise<unknown>): Promise<{ ok: true; value: unknown } | { ok: false; code?: number; message: string }> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    const e = error as { code?: unknown; message?: unknown };
+    return { ok: false, code: typeof e.code === 'number' ? e.code : undefined, message: String(e.message) };
+  }
+}
+
+/** The held JSON-RPC message's id (the request id the hold is for). */
+export function heldId(hold: Hold): string | number {
+  return (hold.frame as { id: string | number }).id;
+}
+
+/** Resolve after the event loop has had `ms` to run whatever is pending. */
+export function settleFor(ms = 50): Promise<void> {
+  return sleep(ms);
+}
