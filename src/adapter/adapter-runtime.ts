@@ -6,9 +6,16 @@ import { hideSettings, type HideSettings } from '../report/hide.js';
 import { Reporter } from '../report/reporter.js';
 import type { GraphmindOptions } from './adapter-options.js';
 import { DetachedCalls, type DetachedCall } from './detached-calls.js';
+import type { GatedCall } from './gated-call.js';
 
 /** How long a hold lasts before the adapter warns (once) that a client may give up. */
 export const HOLD_WARNING_MS = 1000;
+/**
+ * How long a call may run before its run is sent as running (a quicker one
+ * is sent whole when it ends, see `CallRun`): a slow or stuck call shows in
+ * the viewer within about twice this.
+ */
+export const SHOW_RUNNING_AFTER_MS = 10;
 /** How long `connect()` waits for a debugger with `waitForAttach`. */
 export const CONNECT_WAIT_MS = 2000;
 
@@ -68,6 +75,9 @@ export class AdapterRuntime {
   readonly #warn: (line: string) => void;
   /** Calls made while no debugger was attached, replayed once one is (see `DetachedCalls`). */
   readonly #detached = new DetachedCalls();
+  /** Gated calls running now whose runs have not been sent yet (see `CallRun`). */
+  readonly inFlight = new Set<GatedCall>();
+  #showTimer: NodeJS.Timeout | undefined;
 
   constructor(options: GraphmindOptions, env: NodeJS.ProcessEnv, warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`)) {
     this.reporter = new Reporter({ url: options.url, env });
@@ -81,8 +91,29 @@ export class AdapterRuntime {
     this.#warn = warn;
     // A debugger has attached and armed the gate: what happened before is recorded now.
     this.reporter.on('breakpoints', () => {
-      if (this.#detached.size > 0 && this.core.armed) this.#detached.replay();
+      if (!this.core.armed) return;
+      if (this.#detached.size > 0) this.#detached.replay();
+      this.#showTimer ??= setInterval(() => this.#showLongCalls(), SHOW_RUNNING_AFTER_MS).unref();
     });
+    this.reporter.on('detached', () => {
+      clearInterval(this.#showTimer);
+      this.#showTimer = undefined;
+    });
+  }
+
+  /** Calls running longer than {@link SHOW_RUNNING_AFTER_MS} are shown as running: their runs are opened. */
+  #showLongCalls(): void {
+    if (this.inFlight.size === 0) return;
+    const before = Date.now() - SHOW_RUNNING_AFTER_MS;
+    for (const call of this.inFlight) {
+      if (call.run.startedAt > before) continue;
+      this.inFlight.delete(call);
+      try {
+        call.run.open();
+      } catch {
+        // Observation is best-effort.
+      }
+    }
   }
 
   /** A call made on the fast path has settled: kept for the debugger (recorded at once if one is there now). */
@@ -124,6 +155,7 @@ export class AdapterRuntime {
   async dispose(flushMs = 1000): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
+    clearInterval(this.#showTimer);
     this.core.stop();
     try {
       if (this.reporter.attached) await this.reporter.flush(flushMs);

@@ -1,4 +1,4 @@
-import { recordResult, recordThrown } from '../report/answer-record.js';
+import { recordResult, recordThrown, type AnswerRecord } from '../report/answer-record.js';
 import { CallRun } from './call-run.js';
 import type { CallSite, ServerState } from './server-state.js';
 
@@ -74,27 +74,19 @@ function replayOne(call: DetachedCall): void {
   const { state, site } = call;
   const runtime = state.runtime;
   const instanceId = `${call.connection}:${call.requestId ?? `call${runtime.stats.calls}`}`;
-  const run = new CallRun(runtime, state, `${site.method}:${site.node.label}`, {
-    connection: call.connection,
-    requestId: call.requestId,
-    ...(call.sessionId === undefined ? {} : { sessionId: call.sessionId }),
-    detached: true,
-  }, call.startedAt);
-  run.started(instanceId, site.node, call.input, call.startedAt);
-  if (call.threw) {
-    runtime.stats.errors++;
-    run.failed(instanceId, recordThrown(site.method, call.value, runtime.hide), undefined, call.endedAt);
-    run.finish('error', call.endedAt);
-    return;
-  }
-  const answer = recordResult(site.method, call.value, runtime.hide);
-  if (answer.failed) {
-    runtime.stats.errors++;
-    run.failed(instanceId, answer.error, answer.output, call.endedAt);
-  } else {
-    run.ended(instanceId, answer.output, call.endedAt);
-  }
-  run.finish(answer.failed ? 'error' : 'ok', call.endedAt);
+  const run = new CallRun(
+    runtime,
+    state,
+    `${site.method}:${site.node.label}`,
+    { connection: call.connection, sessionId: call.sessionId },
+    { instanceId, node: site.node, input: call.input },
+    call.startedAt,
+  );
+  const answer: AnswerRecord = call.threw
+    ? { failed: true, error: recordThrown(site.method, call.value, runtime.hide) }
+    : recordResult(site.method, call.value, runtime.hide);
+  if (answer.failed) runtime.stats.errors++;
+  run.complete(answer, call.endedAt);
 }
 
 /**

@@ -1,7 +1,6 @@
 import { liftResult } from '../gates/lift.js';
 import { ABORT_CODE, type HeldKind, type Outcome } from '../gates/outcome.js';
-import { recordInjected, recordResult, recordThrown } from '../report/answer-record.js';
-import type { InstanceError } from '../report/events.js';
+import { recordInjected, recordResult, recordThrown, type AnswerRecord } from '../report/answer-record.js';
 import type { AdapterRuntime } from './adapter-runtime.js';
 import { CallRun } from './call-run.js';
 import { abortError, holdFor, type HeldThing } from './hold-for.js';
@@ -64,13 +63,9 @@ export class GatedCall {
     const connection = server.connection;
     const count = ++runtime.stats.calls;
     this.instanceId = `${connection}:${this.requestId ?? `call${count}`}`;
-    const sessionId = sessionIdOf(context);
-    this.run = new CallRun(runtime, server, `${site.method}:${site.node.label}`, {
-      connection,
-      requestId: this.requestId,
-      ...(sessionId === undefined ? {} : { sessionId }),
-    });
-    this.run.started(this.instanceId, site.node, input);
+    // Nothing goes out yet: a quick call nobody holds is sent whole when it ends (see CallRun).
+    this.run = new CallRun(runtime, server, `${site.method}:${site.node.label}`, { connection, sessionId: sessionIdOf(context) }, { instanceId: this.instanceId, node: site.node, input });
+    runtime.inFlight.add(this);
   }
 
   /** The next nested instance id (sampling issued by this handler). */
@@ -185,15 +180,11 @@ export class GatedCall {
     throw error;
   }
 
-  #record(answer: { failed: false; output: unknown } | { failed: true; output?: unknown; error: InstanceError }): void {
-    const run = this.run;
-    if (answer.failed) {
-      this.server.runtime.stats.errors++;
-      run.failed(this.instanceId, answer.error, answer.output);
-    } else {
-      run.ended(this.instanceId, answer.output);
-    }
-    run.finish(answer.failed ? 'error' : 'ok');
+  #record(answer: AnswerRecord): void {
+    const runtime = this.server.runtime;
+    runtime.inFlight.delete(this);
+    if (answer.failed) runtime.stats.errors++;
+    this.run.complete(answer);
   }
 
   #held(kind: HeldKind, message: Record<string, unknown>): HeldThing {
@@ -207,6 +198,7 @@ export class GatedCall {
       message,
       describe: `${this.site.method}${id} (${this.site.node.nodeId})`,
       giveUp: signalOf(this.context),
+      open: () => this.run.open(),
     };
   }
 

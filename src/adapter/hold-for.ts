@@ -18,6 +18,8 @@ export interface HeldThing {
   describe: string;
   /** The SDK's signal for the request: when the client gives up (cancels, or goes away), the hold goes on. */
   giveUp?: AbortSignal;
+  /** Send the run's beginning if it has not gone yet: a hold names its run and instance. */
+  open: () => void;
 }
 
 /**
@@ -27,6 +29,7 @@ export interface HeldThing {
 export async function holdFor(runtime: AdapterRuntime, thing: HeldThing, plan: HoldPlan): Promise<Outcome> {
   const frame = heldMessage(thing.message, thing.kind === 'request', thing.method, runtime.hide, () => thing.message);
   const core = runtime.core;
+  thing.open();
   const giveUp = thing.giveUp;
   // Listened to only while holding: a listener on every call's signal cost more than it is worth.
   const onGiveUp = (): void => core.releaseRun(thing.runId);

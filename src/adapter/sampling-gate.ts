@@ -33,14 +33,18 @@ export async function gatedSampling(server: ServerState, parent: GatedCall | und
   const runtime = server.runtime;
   const issuer = parent ?? scope?.call;
   runtime.stats.sampling++;
-  const run = issuer?.run ?? new CallRun(runtime, server, METHOD, { connection: server.connection });
   const instanceId = issuer?.nestedId('sampling') ?? `${server.connection}:sampling:${runtime.stats.sampling}`;
   const node: NodeDeclaration = { nodeId: 'llm:sampling', kind: 'llm', parent: issuer?.site.node.nodeId ?? server.node.nodeId, label: 'sampling' };
-  run.started(instanceId, node, params);
+  // Nested under the call that sent it (whose run now shows live), or a small run of its own.
+  const run = issuer?.run ?? new CallRun(runtime, server, METHOD, { connection: server.connection }, { instanceId, node, input: params });
+  if (issuer !== undefined) run.started(instanceId, node, params);
   const finish = (failed: boolean, output: unknown, error?: InstanceError): void => {
+    if (issuer === undefined) {
+      run.complete(failed ? { failed, output, error: error as InstanceError } : { failed, output });
+      return;
+    }
     if (failed) run.failed(instanceId, error as InstanceError, output);
     else run.ended(instanceId, output);
-    if (issuer === undefined) run.finish(failed ? 'error' : 'ok');
   };
   const held = (kind: HeldThing['kind'], message: Record<string, unknown>): HeldThing => ({
     runId: run.runId,
@@ -51,6 +55,7 @@ export async function gatedSampling(server: ServerState, parent: GatedCall | und
     message,
     describe: `${METHOD} (${node.nodeId}${issuer === undefined ? '' : ` under ${issuer.site.node.nodeId}`})`,
     giveUp: issuer === undefined ? undefined : signalOf(issuer.context),
+    open: () => void run.open(),
   });
   const decided = (outcome: Outcome): unknown => {
     switch (outcome.kind) {

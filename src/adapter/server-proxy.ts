@@ -193,11 +193,10 @@ function connectFor(state: ServerState, target: object, proxy: () => object): An
     try {
       const transport = args[0];
       const transportName = isObject(transport) ? (transport.constructor as { name?: string } | undefined)?.name : undefined;
-      const run = new CallRun(runtime, state, `mcp:connect ${state.name}`, {
-        connection,
-        transport: transportName,
-        graphHint: { nodes: [...state.surface.values()] },
-      });
+      const run = new CallRun(runtime, state, `mcp:connect ${state.name}`, { connection }, undefined);
+      // The graph hint: what was registered through the wrapper, for the viewer to draw before traffic comes.
+      run.open();
+      runtime.reporter.send(run.runId, { type: 'run.meta', meta: { transport: transportName, graphHint: { nodes: [...state.surface.values()] } } });
       run.finish('ok');
     } catch {
       // Observation is best-effort.

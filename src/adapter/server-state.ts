@@ -1,5 +1,7 @@
 import { LoopDetector } from '../gates/loop-detector.js';
+import { KnownJson } from '../report/deferred.js';
 import type { NodeDeclaration, NodeKind } from '../report/events.js';
+import { declared } from '../report/node-declaration.js';
 import type { AdapterRuntime } from './adapter-runtime.js';
 import { sdkOf, serverInfoOf, type SdkPackage } from './sdk-shape.js';
 
@@ -9,6 +11,13 @@ export const GATED_METHODS: Readonly<Record<string, Exclude<NodeKind, 'server' |
   'resources/read': 'resource',
   'prompts/get': 'prompt',
 });
+
+/** The instance id of a run's server node (each run has its own). */
+export const SERVER_INSTANCE = 'server';
+
+/** Nodes whose JSON is kept (beyond it the cache starts again: a low-level server names a node per resource URI). */
+const MAX_CACHED_NODES = 1024;
+
 
 /** A gated handler: what it answers and the node it is. */
 export interface CallSite {
@@ -33,6 +42,10 @@ export class ServerState {
   #connection: string | undefined;
   /** What was registered through the wrapper, for the connect run's graph hint. */
   readonly surface = new Map<string, NodeDeclaration>();
+  /** The run metadata of the current connection, as a value and as JSON. */
+  #meta: { connection: string; sessionId: string | undefined; value: Record<string, unknown>; json: KnownJson } | undefined;
+  #rootJson: KnownJson | undefined;
+  readonly #nodeJson = new Map<string, KnownJson>();
 
   constructor(runtime: AdapterRuntime, target: object) {
     this.runtime = runtime;
@@ -40,7 +53,7 @@ export class ServerState {
     const info = runtime.serverOverride ?? serverInfoOf(target) ?? { name: runtime.app };
     this.name = info.name;
     this.version = info.version;
-    this.node = { nodeId: `server:${info.name}`, kind: 'server', parent: null, label: info.version === undefined ? info.name : `${info.name} ${info.version}` };
+    this.node = declared({ nodeId: `server:${info.name}`, kind: 'server', parent: null, label: info.version === undefined ? info.name : `${info.name} ${info.version}` });
     this.loop = new LoopDetector({ allow: runtime.loopAllow });
   }
 
@@ -62,6 +75,46 @@ export class ServerState {
     return { sdk: this.sdk, name: this.name, version: this.version, app: this.runtime.app };
   }
 
+  #metaOf(connection: string, sessionId: string | undefined): { value: Record<string, unknown>; json: KnownJson } {
+    const meta = this.#meta;
+    if (meta !== undefined && meta.connection === connection && meta.sessionId === sessionId) return meta;
+    const runtime = this.runtime;
+    const value: Record<string, unknown> = { app: runtime.app, sdk: runtime.sdk, server: this.name, serverSdk: this.sdk, connection };
+    if (sessionId !== undefined) value.sessionId = sessionId;
+    this.#meta = { connection, sessionId, value, json: new KnownJson(value) };
+    return this.#meta;
+  }
+
+  /**
+   * The metadata of a run on `connection` (and the transport's `sessionId`,
+   * over HTTP): the app, the SDKs, the server and the connection.
+   */
+  meta(connection: string, sessionId?: string): Record<string, unknown> {
+    return this.#metaOf(connection, sessionId).value;
+  }
+
+  /** {@link ServerState.meta} as JSON, made once per connection. */
+  metaJson(connection: string, sessionId?: string): KnownJson {
+    return this.#metaOf(connection, sessionId).json;
+  }
+
+  /** A run's root (`{ instanceId, node, input }`) as JSON made once. */
+  rootJson(): KnownJson {
+    this.#rootJson ??= new KnownJson({ instanceId: SERVER_INSTANCE, node: this.node, input: this.identity });
+    return this.#rootJson;
+  }
+
+  /** A node's declaration as JSON, made once per node. */
+  nodeJson(node: NodeDeclaration): KnownJson {
+    let json = this.#nodeJson.get(node.nodeId);
+    if (json === undefined) {
+      if (this.#nodeJson.size >= MAX_CACHED_NODES) this.#nodeJson.clear();
+      json = new KnownJson(node);
+      this.#nodeJson.set(node.nodeId, json);
+    }
+    return json;
+  }
+
   /**
    * The node of a gated handler named `name`. One registered on the wrapper
    * is `remember`ed for the graph hint; one met per request (a low-level
@@ -69,7 +122,7 @@ export class ServerState {
    */
   site(method: CallSite['method'], name: string, options: { template?: boolean; remember?: boolean } = {}): CallSite {
     const kind = GATED_METHODS[method] as 'tool' | 'resource' | 'prompt';
-    const node: NodeDeclaration = { nodeId: `${kind}:${name}`, kind, parent: this.node.nodeId, label: name };
+    const node = declared({ nodeId: `${kind}:${name}`, kind, parent: this.node.nodeId, label: name });
     if (options.remember === true) this.surface.set(node.nodeId, node);
     return options.template === true ? { method, node, template: true } : { method, node };
   }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { ABORT_CODE } from '../gates/outcome.js';
 import { HIDDEN_TOOL_ERROR, contentText, hidesResult, recordInjected, rpcError } from '../report/answer-record.js';
@@ -8,6 +7,7 @@ import { HIDDEN, redactCommandLine, type HideSettings } from '../report/hide.js'
 import { IdSequence } from '../report/id-sequence.js';
 import type { Reporter } from '../report/reporter.js';
 import { RunEvents } from '../report/run-events.js';
+import { declared } from '../report/node-declaration.js';
 import { messageOf, type Direction, type Frame, type JsonRpcMessage } from '../streams/frame.js';
 import { OpenCalls } from './open-calls.js';
 import { PROTOCOL_NODE_ID, SESSION_NODE_ID, STDOUT_NOISE_NODE } from '../streams/node-naming.js';
@@ -127,22 +127,6 @@ export function answerNotObserved(from: 'server' | 'client'): { '[graphmind]': s
 
 /** The `stream` of the log lines the proxy itself adds to the session node (the degrade notice). */
 export const PROXY_LOG_STREAM = 'graphmind';
-
-/** The longest nodeId `graphmind serve` accepts; a longer one would get the whole batch rejected. */
-export const MAX_NODE_ID_LENGTH = 1024;
-
-/**
- * The node as declared to the debugger: a nodeId too long for it (a tool
- * name or resource URI of kilobytes) is shortened, stably, to a prefix and
- * a hash of the whole id, so one such call neither breaks the report nor
- * merges with another node.
- */
-function declared(node: NodeDeclaration): NodeDeclaration {
-  if (node.nodeId.length <= MAX_NODE_ID_LENGTH) return node;
-  const hash = createHash('sha256').update(node.nodeId).digest('hex').slice(0, 16);
-  const label = node.label.length > 200 ? `${node.label.slice(0, 199)}…` : node.label;
-  return { ...node, nodeId: `${node.nodeId.slice(0, 1000)}…#${hash}`, label };
-}
 
 const PROTOCOL_NODE: NodeDeclaration = { nodeId: PROTOCOL_NODE_ID, kind: 'custom', parent: SESSION_NODE_ID, label: 'protocol' };
 

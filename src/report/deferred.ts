@@ -72,3 +72,20 @@ export class JsonSlice<S = unknown> extends DeferredValue<S> {
     return isStrictJson(this.buf, this.start, this.end);
   }
 }
+
+/**
+ * The JSON of a value made here with `JSON.stringify` and kept, to be
+ * written again and again as it is (what every run of one connection
+ * shares: its metadata, its root node): it needs none of the checks a
+ * slice of a peer's frame does.
+ */
+export class KnownJson extends JsonSlice<undefined> {
+  constructor(value: unknown) {
+    const buf = Buffer.from(JSON.stringify(value) ?? 'null');
+    super(0, () => value, undefined, buf, 0, buf.length);
+  }
+
+  override isStrict(): boolean {
+    return true;
+  }
+}

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { JsonSlice } from './deferred.js';
+import { JsonSlice, KnownJson } from './deferred.js';
 import type { NodeDeclaration, RunEvent } from './events.js';
 import { COMPLETED_GROUP, type CompletedGroup, type expandCompletedGroup } from './completed-group.js';
 import { CompletedEvent, FinishedEvent, StartedEvent } from './execution-events.js';
@@ -414,6 +414,11 @@ function writeCall(out: BatchWriter, event: CompletedEvent, comma: boolean): boo
 
 /** A slice's bytes, if they pass its check and are valid UTF-8; false (nothing written) if not. */
 function writeSlice(out: BatchWriter, slice: JsonSlice): boolean {
+  if (slice instanceof KnownJson) {
+    // Made by JSON.stringify here: valid JSON, valid UTF-8.
+    out.raw(slice.buf, slice.start, slice.end);
+    return true;
+  }
   return slice.isStrict() && out.utf8(slice.buf, slice.start, slice.end);
 }
 
