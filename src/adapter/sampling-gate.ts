@@ -28,8 +28,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
  */
 export async function gatedSampling(server: ServerState, parent: GatedCall | undefined, params: unknown, send: () => Promise<unknown>): Promise<unknown> {
   const scope = requestScope.getStore();
-  // A send made inside a gated sampling (createMessage sending its request) is that same sampling.
-  if (scope?.sampling === true) return send();
+  // A send made inside a gated sampling (createMessage sending its request) is that same sampling;
+  // with no debugger nothing can hold it, and it is not recorded.
+  if (scope?.sampling === true || !server.runtime.core.armed) return send();
   const runtime = server.runtime;
   const issuer = parent ?? scope?.call;
   runtime.stats.sampling++;
