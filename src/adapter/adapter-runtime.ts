@@ -16,6 +16,8 @@ export const HOLD_WARNING_MS = 1000;
  * the viewer within about twice this.
  */
 export const SHOW_RUNNING_AFTER_MS = 10;
+/** How long a process about to exit waits for its last events to reach the debugger. */
+export const EXIT_FLUSH_MS = 1000;
 /** How long `connect()` waits for a debugger with `waitForAttach`. */
 export const CONNECT_WAIT_MS = 2000;
 
@@ -53,6 +55,26 @@ function installedSdk(): string | undefined {
   return undefined;
 }
 
+/** A hold's end, when no warning was set up for it. */
+const NO_WARNING = (): void => {};
+
+/** The runtimes not disposed yet, flushed when the process is about to exit (one listener for them all). */
+const live = new Set<AdapterRuntime>();
+
+function flushAll(): void {
+  for (const runtime of live) runtime.flushBeforeExit();
+}
+
+function watchExit(runtime: AdapterRuntime): void {
+  if (live.size === 0) process.on('beforeExit', flushAll);
+  live.add(runtime);
+}
+
+function unwatchExit(runtime: AdapterRuntime): void {
+  live.delete(runtime);
+  if (live.size === 0) process.off('beforeExit', flushAll);
+}
+
 /**
  * What every server wrapped by one `graphmind()` shares: the reporter, the
  * debugger-connected gate, the hide switches, and the counts. Created only
@@ -78,6 +100,7 @@ export class AdapterRuntime {
   /** Gated calls running now whose runs have not been sent yet (see `CallRun`). */
   readonly inFlight = new Set<GatedCall>();
   #showTimer: NodeJS.Timeout | undefined;
+  #exitFlushing = false;
 
   constructor(options: GraphmindOptions, env: NodeJS.ProcessEnv, warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`)) {
     this.reporter = new Reporter({ url: options.url, env });
@@ -99,6 +122,7 @@ export class AdapterRuntime {
       clearInterval(this.#showTimer);
       this.#showTimer = undefined;
     });
+    watchExit(this);
   }
 
   /** Calls running longer than {@link SHOW_RUNNING_AFTER_MS} are shown as running: their runs are opened. */
@@ -134,27 +158,48 @@ export class AdapterRuntime {
   }
 
   /**
-   * Called when a hold opens: the first hold that lasts more than
-   * {@link HOLD_WARNING_MS} prints one line on stderr (never stdout), because
-   * the client may time out while it waits.
+   * Called when a hold opens: a hold that lasts more than
+   * {@link HOLD_WARNING_MS} prints one line on stderr (never stdout), the
+   * first time only, because the client may time out while it waits.
+   * Returns what to call when this hold ends: a hold decided in time never
+   * warns (nor lends its name to another hold that is still waiting).
    */
-  onHolding(hold: PendingHold, describe: string): void {
+  onHolding(hold: PendingHold, describe: string): () => void {
     this.stats.holds++;
-    if (this.#warned) return;
+    if (this.#warned) return NO_WARNING;
     const timer = setTimeout(() => {
-      if (this.#warned || this.core.gate.pending === 0) return;
+      if (this.#warned || this.#disposed) return;
       this.#warned = true;
       this.#warn(
         `graphmind adapter: ${describe} has been held at the ${hold.point} gate for over ${HOLD_WARNING_MS / 1000} s — the MCP client may time out; resume it in ${this.reporter.url} (this warning is shown once)`,
       );
     }, HOLD_WARNING_MS);
     timer.unref();
+    return () => clearTimeout(timer);
+  }
+
+  /**
+   * The process is about to exit because nothing is left to do (a stdio
+   * server whose client closed its stdin): what is still buffered goes to
+   * the debugger first, for up to {@link EXIT_FLUSH_MS}. The batch timer
+   * does not keep the process alive, so without this the last calls of a
+   * session would never be recorded. Once per batch that cannot go.
+   */
+  flushBeforeExit(): void {
+    const reporter = this.reporter;
+    if (this.#disposed || this.#exitFlushing || !reporter.attached || reporter.pending === 0) return;
+    this.#exitFlushing = true;
+    void reporter.flush(EXIT_FLUSH_MS).then((sent) => {
+      // A debugger that cannot take it now will not at the next idle either: let the process go.
+      if (sent) this.#exitFlushing = false;
+    });
   }
 
   /** Let every hold go on, stop reporting (after a last flush of up to `flushMs`). */
   async dispose(flushMs = 1000): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
+    unwatchExit(this);
     clearInterval(this.#showTimer);
     this.core.stop();
     try {

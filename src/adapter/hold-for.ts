@@ -37,14 +37,18 @@ export async function holdFor(runtime: AdapterRuntime, thing: HeldThing, plan: H
     if (giveUp.aborted) return outcomeOf(thing.kind, { action: 'continue' });
     giveUp.addEventListener('abort', onGiveUp, { once: true });
   }
+  let ended: (() => void) | undefined;
   try {
     return await core.withHold(
       { runId: thing.runId, nodeId: thing.nodeId, instanceId: thing.instanceId, method: thing.method, frame },
       plan,
       (decision) => outcomeOf(thing.kind, decision),
-      (hold) => runtime.onHolding(hold, thing.describe),
+      (hold) => {
+        ended = runtime.onHolding(hold, thing.describe);
+      },
     );
   } finally {
+    ended?.();
     giveUp?.removeEventListener('abort', onGiveUp);
   }
 }

@@ -3,6 +3,9 @@
 // small surface, a real SDK client over the SDK's own in-memory transport,
 // an adapter that reports to a test's own `graphmind serve` (never to a
 // developer's debugger on 4747), and the runs the debugger recorded.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { Client as ClientV2, InMemoryTransport as InMemoryV2Client } from '@modelcontextprotocol/client';
 import { McpServer as McpServerV2, ResourceTemplate as ResourceTemplateV2, Server as ServerV2 } from '@modelcontextprotocol/server';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,7 +22,7 @@ import * as z from 'zod';
 import { graphmind, type Graphmind, type GraphmindOptions } from '../../src/adapter/index.js';
 import type { Breakpoints, Hold } from '../../src/report/events.js';
 import { NO_DEBUGGER_PORT } from './cli.js';
-import { sleep, waitForAsync, type Teardown } from './gates.js';
+import { sleep, waitFor, waitForAsync, type Teardown } from './gates.js';
 import { api, type ServeProcess } from './serve.js';
 
 export { ABORT, decide, listHolds, rejection, setBreakpoints, sleep, startDebugger, waitFor, waitForAsync, waitForHold } from './gates.js';
@@ -320,4 +323,99 @@ export function heldId(hold: Hold): string | number {
 /** Resolve after the event loop has had `ms` to run whatever is pending. */
 export function settleFor(ms = 50): Promise<void> {
   return sleep(ms);
+}
+
+/** The stdio fixture server wrapped with the adapter. */
+export const STDIO_SERVER = fileURLToPath(new URL('../fixtures/adapter/stdio-server.mjs', import.meta.url));
+
+/** A process spoken to in raw JSON-RPC lines, with every byte of its stdout kept. */
+export interface LineSession {
+  child: ChildProcessWithoutNullStreams;
+  /** Write one JSON-RPC message as a line. */
+  send(message: Record<string, unknown>): void;
+  /** The messages received so far (each stdout line, parsed; a line that is not JSON fails the session). */
+  messages(): Array<Record<string, unknown>>;
+  /** Wait for a message that satisfies `predicate`. */
+  next(predicate: (message: Record<string, unknown>) => boolean, timeoutMs?: number, what?: string): Promise<Record<string, unknown>>;
+  /** The answer to request `id`. */
+  answer(id: string | number, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Every byte written on stdout. */
+  stdout(): Buffer;
+  stderr(): string;
+  /** End stdin and wait for the exit (killed after 5 s). */
+  close(): Promise<void>;
+}
+
+/** Spawn `node <args>` and speak JSON-RPC lines to it; closed on teardown. */
+export function lineSession(t: Teardown, args: readonly string[], env: NodeJS.ProcessEnv): LineSession {
+  const child = spawn(process.execPath, [...args], { stdio: 'pipe', env });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+  child.stdin.on('error', () => {});
+  const exited = once(child, 'close');
+  const messages = (): Array<Record<string, unknown>> => {
+    const lines = Buffer.concat(out).toString('utf8').split('\n');
+    lines.pop();
+    return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  };
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.stdin.end();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+    })());
+  t.teardown(close);
+  const session: LineSession = {
+    child,
+    send(message) {
+      child.stdin.write(`${JSON.stringify(message)}\n`);
+    },
+    messages,
+    async next(predicate, timeoutMs = 10_000, what = 'a message') {
+      let found: Record<string, unknown> | undefined;
+      await waitFor(() => (found = messages().find(predicate)) !== undefined, timeoutMs, what);
+      return found as Record<string, unknown>;
+    },
+    answer(id, timeoutMs) {
+      return session.next((message) => message.id === id && ('result' in message || 'error' in message), timeoutMs, `the answer to ${id}`);
+    },
+    stdout: () => Buffer.concat(out),
+    stderr: () => Buffer.concat(err).toString('utf8'),
+    close,
+  };
+  return session;
+}
+
+/** The 2025 handshake over a {@link LineSession}: initialize (id 0), then notifications/initialized. */
+export async function handshake(session: LineSession, protocolVersion = '2025-06-18'): Promise<Record<string, unknown>> {
+  session.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'line-client', version: '0.0.0' } } });
+  const answer = await session.answer(0);
+  session.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return answer;
+}
+
+/**
+ * Every byte of `stdout` is a JSON-RPC message on its own line: returns the
+ * lines that are not (empty when stdout is pure).
+ */
+export function impureLines(stdout: Buffer): string[] {
+  const text = stdout.toString('utf8');
+  const lines = text.split('\n');
+  const tail = lines.pop();
+  const bad = lines.filter((line) => {
+    try {
+      const value = JSON.parse(line) as Record<string, unknown>;
+      return value === null || typeof value !== 'object' || value.jsonrpc !== '2.0';
+    } catch {
+      return true;
+    }
+  });
+  if (tail !== undefined && tail !== '') bad.push(tail);
+  return bad;
 }
