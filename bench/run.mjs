@@ -9,6 +9,7 @@
 //   BENCH_QUICK=1    a fast smoke run: far fewer calls, every scenario still runs
 //   BENCH_SEQ_WARMUP_MS, BENCH_PIPE_WARMUP_MS  the least warm-up of the sequential
 //                    and pipelined scenarios, in ms (default 1500 each; 0: by count only)
+//   BENCH_ONLY=proxy|adapter  only the proxy's scenarios, or only the adapter's (default both)
 //
 // Exit status is non-zero only when something breaks (missing reply, wrong
 // id, crash, hang); a missed goal is reported, never fatal.
@@ -22,6 +23,7 @@ import * as sequential from './scenarios/sequential.mjs';
 import * as pipelined from './scenarios/pipelined.mjs';
 import * as large from './scenarios/large.mjs';
 import * as hugeRss from './scenarios/huge-rss.mjs';
+import * as adapterBench from './scenarios/adapter.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 5));
@@ -33,6 +35,11 @@ function warmupMs(name) {
   return ms;
 }
 const SEQ_WARMUP_MS = warmupMs('BENCH_SEQ_WARMUP_MS');
+const ONLY = process.env.BENCH_ONLY ?? '';
+if (!['', 'proxy', 'adapter'].includes(ONLY)) throw new Error('BENCH_ONLY must be proxy or adapter');
+/** The adapter scenario: calls per run, warm-up per run (ms), and the SDK generations it runs. */
+const ADAPTER = QUICK ? { calls: 500, warmupMs: 200 } : { calls: 10000, warmupMs: 1000 };
+const ADAPTER_SDKS = ['1', '2'];
 const PIPE_WARMUP_MS = warmupMs('BENCH_PIPE_WARMUP_MS');
 
 const OPTIONS = QUICK
@@ -132,7 +139,8 @@ async function main() {
   serve = await startServe(dataDir);
   attachD(serve.port, dataDir);
   try {
-    await measure();
+    if (ONLY !== 'adapter') await measure();
+    if (ONLY !== 'proxy') await measureAdapter(dataDir);
   } finally {
     log(`graphmind serve peak RSS during the bench: ${(peakRss(serve.pid) / 1024 / 1024).toFixed(1)} MiB`);
     await serve.stop();
@@ -265,6 +273,55 @@ async function measure() {
 
   const file = fileURLToPath(new URL('./results.json', import.meta.url));
   writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: cpus().length, rounds: ROUNDS, quick: QUICK, options: OPTIONS, figures: fig, ratios, goals, perRound: Object.fromEntries(KEYS.map((k) => [k, { sequentialP50us: raw[k].roundP50, callsPerSec: raw[k].callsPerSec, mibPerSec: raw[k].mibPerSec, rssLargeMiB: raw[k].rssLarge.map((b) => b / MiB), rssHugeMiB: raw[k].rssHuge.map((b) => b / MiB), hugeSeconds: raw[k].hugeSeconds }])) }, null, 2) + '\n');
+}
+
+/**
+ * The adapter's cost per tool call over the SDK's in-memory transport, for
+ * each SDK generation: plain (unwrapped), detached (wrapped, no debugger)
+ * and attached (wrapped, reporting to this bench's graphmind serve, no
+ * breakpoints), each a fresh process, taking turns for ROUNDS rounds. The
+ * goals compare medians of rounds.
+ */
+async function measureAdapter(dataDir) {
+  const started = Date.now();
+  const attachedEnv = { GRAPHMIND_URL: `ws://127.0.0.1:${serve.port}/ingest`, GRAPHMIND_DATA_DIR: dataDir };
+  const lines = [];
+  const goals = [];
+  const perRound = {};
+  const times = (value, limit, ok) => `${value.toFixed(!ok && value.toFixed(2) === limit.toFixed(2) ? 3 : 2)}x`;
+  for (const sdk of ADAPTER_SDKS) {
+    const raw = Object.fromEntries(adapterBench.MODES.map((mode) => [mode, { wall: [], cpu: [] }]));
+    for (let round = 1; round <= ROUNDS; round++) {
+      log(`round ${round}/${ROUNDS}  adapter    SDK ${sdk}.x: ${adapterBench.MODES.join(' ')}`);
+      const result = await adapterBench.round(sdk, ADAPTER, attachedEnv, () => serve.clearRuns().catch((error) => log(`could not clear runs: ${error?.message ?? error}`)));
+      for (const mode of adapterBench.MODES) {
+        raw[mode].wall.push(result[mode].perCallUs);
+        raw[mode].cpu.push(result[mode].cpuPerCallUs);
+      }
+    }
+    perRound[sdk] = raw;
+    const wall = (mode) => median(raw[mode].wall);
+    const cpu = (mode) => median(raw[mode].cpu);
+    const row = (mode) => `${mode.padEnd(9)} ${wall(mode).toFixed(1).padStart(7)} µs  ${(wall(mode) / wall('plain')).toFixed(2)}x   cpu ${cpu(mode).toFixed(1).padStart(6)} µs  ${(cpu(mode) / cpu('plain')).toFixed(2)}x   rounds ${raw[mode].wall.map((v) => v.toFixed(1)).join(' ')}`;
+    lines.push(`SDK ${sdk}.x (${sdk === '1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server'}), ${ADAPTER.calls} calls a run:`, ...adapterBench.MODES.map(row));
+    const detached = wall('detached') / wall('plain');
+    const attached = wall('attached') / wall('plain');
+    goals.push({ goal: `adapter ${sdk}.x: detached / plain <= 1.05x`, ok: detached <= 1.05, shown: times(detached, 1.05, detached <= 1.05), value: detached });
+    goals.push({ goal: `adapter ${sdk}.x: attached / plain <= 1.25x`, ok: attached <= 1.25, shown: times(attached, 1.25, attached <= 1.25), value: attached });
+  }
+  const out = [
+    '',
+    `graphmind-ai/adapter bench — ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${cpus().length} cores, ${ROUNDS} round(s)${QUICK ? ', QUICK' : ''}, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    'one tool call at a time over the SDK in-memory transport, client and server in one process; mean per call (median of rounds): wall time, and the process\'s CPU',
+    '',
+    ...lines,
+    '',
+    ...goals.map((g) => `${g.ok ? 'PASS' : 'MISS'}  ${g.goal.padEnd(40)} ${g.shown}`),
+    '',
+  ];
+  process.stdout.write(out.join('\n'));
+  const file = fileURLToPath(new URL('./adapter-results.json', import.meta.url));
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: cpus().length, rounds: ROUNDS, quick: QUICK, options: ADAPTER, perRound, goals }, null, 2) + '\n');
 }
 
 main().catch((error) => {

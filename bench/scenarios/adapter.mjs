@@ -12,7 +12,7 @@ const CALLS = fileURLToPath(new URL('../adapter-calls.mjs', import.meta.url));
 /** The configurations, in the order each round runs them. */
 export const MODES = ['plain', 'detached', 'attached'];
 
-/** One run of one configuration: resolves with its mean µs per call. */
+/** One run of one configuration: resolves with its mean µs per call, wall and CPU ({ perCallUs, cpuPerCallUs }). */
 function runOnce(sdk, mode, calls, warmupMs, env) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CALLS, sdk, mode, String(calls), String(warmupMs)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
@@ -21,7 +21,7 @@ function runOnce(sdk, mode, calls, warmupMs, env) {
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`adapter bench (${sdk}, ${mode}) exited with code ${code}`));
       try {
-        resolve(JSON.parse(out.trim().split('\n').at(-1)).perCallUs);
+        resolve(JSON.parse(out.trim().split("\n").at(-1)));
       } catch (error) {
         reject(error);
       }
@@ -31,7 +31,7 @@ function runOnce(sdk, mode, calls, warmupMs, env) {
 
 /**
  * Every configuration for one SDK generation, once: `{ plain, detached,
- * attached }` in µs per call. `attachedEnv` points the attached run at the
+ * attached }`, each `{ perCallUs, cpuPerCallUs }`. `attachedEnv` points the attached run at the
  * bench's graphmind serve; `afterAttached` clears what it recorded.
  */
 export async function round(sdk, { calls, warmupMs }, attachedEnv, afterAttached) {
