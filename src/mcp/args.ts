@@ -94,16 +94,28 @@ export function text(options: TextOptions): Field<string> {
       if ((options.nonEmpty ?? true) && value.length === 0) throw bad(`${name} must not be empty`);
       if (value.length > maxLength) throw bad(`${name} is longer than ${maxLength} characters`);
       if (options.pattern !== undefined && !options.pattern.test(value)) {
-        throw new ToolError(name === 'runId' ? 'bad-run-id' : 'bad-argument', `${name} "${value.slice(0, 80)}" is not ${options.patternHint ?? `of the form ${options.pattern.source}`}`);
+        throw bad(`${name} "${value.slice(0, 80)}" is not ${options.patternHint ?? `of the form ${options.pattern.source}`}`);
       }
       return value;
     },
   };
 }
 
-/** A run id: checked against `^[A-Za-z0-9_-]{1,64}$` before any file is touched. */
+/**
+ * A run id: checked against `^[A-Za-z0-9_-]{1,64}$` before any file is
+ * touched. Any malformed id (empty, too long, of other characters, not a
+ * string) is a `bad-run-id` {@link ToolError}.
+ */
 export function runId(description = 'The run id (runId), as list_runs or find_problems gives it.'): Field<string> {
-  return text({ description, pattern: RUN_ID_PATTERN, patternHint: 'a run id (1-64 letters, digits, _ or -)', maxLength: 64 });
+  return {
+    schema: { type: 'string', description, pattern: RUN_ID_PATTERN.source, minLength: 1, maxLength: 64 },
+    required: true,
+    read(value, name) {
+      if (typeof value === 'string' && RUN_ID_PATTERN.test(value)) return value;
+      const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 80)) : `of type ${value === null ? 'null' : typeof value}`;
+      throw new ToolError('bad-run-id', `${name} ${shown} is not a run id (1 to 64 letters, digits, _ or -)`);
+    },
+  };
 }
 
 /** A required choice among `values`. */

@@ -41,8 +41,8 @@ export function oneOf(values: readonly string[]): JsonSchema {
 /** Where an answer came from. */
 export const from = oneOf(['debugger', 'data-dir']);
 
-/** A run as listed. */
-export const runSummary = object({
+/** The fields of a run as listed, with its duration. */
+export const runSummaryProperties: Record<string, JsonSchema> = {
   runId: string,
   name: string,
   source: string,
@@ -50,7 +50,10 @@ export const runSummary = object({
   startedAt: string,
   endedAt: stringOrNull,
   durationMs: numberOrNull,
-});
+};
+
+/** A run as listed. */
+export const runSummary = object(runSummaryProperties);
 
 /** An error in a list. */
 export const errorRow = object({ instanceId: string, nodeId: string, name: string, message: string, code: integerOrNull });

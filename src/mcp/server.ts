@@ -118,7 +118,7 @@ export function createMcpServer(options: McpServerOptions): Server {
 }
 
 /** Run one tool call; a refusal or a failure is a result with `isError`, never a thrown error. */
-export async function callTool(tool: Tool, args: unknown, context: ToolContext, diagnostic: (line: string) => void): Promise<CallToolResult> {
+async function callTool(tool: Tool, args: unknown, context: ToolContext, diagnostic: (line: string) => void): Promise<CallToolResult> {
   try {
     const output = await tool.call(args, context);
     return { content: [{ type: 'text', text: output.text }], structuredContent: output.structured };

@@ -6,21 +6,15 @@
  */
 import { argsOf, runId } from '../args.js';
 import { durationMs, runOverview, type RunOverview } from '../run-views.js';
-import { anything, arrayOf, errorRow, from, integer, integerOrNull, logRow, nodeStatus, numberOrNull, object, oneOf, string, stringOrNull } from '../schemas.js';
+import { anything, arrayOf, errorRow, from, integer, integerOrNull, logRow, nodeStatus, object, runSummaryProperties, string, stringOrNull } from '../schemas.js';
 import { renderText } from '../render.js';
 import { defineTool, requireRun, UNTRUSTED } from '../tool.js';
 import { RUN_ERRORS, RUN_LOG_TAIL, RUN_NODES } from '../limits.js';
 
-/** The properties of a run overview's schema (get_run's result, and a run resource). */
+/** The properties of a run overview's schema. */
 const overviewProperties = {
   run: object({
-    runId: string,
-    name: string,
-    source: string,
-    status: oneOf(['running', 'ok', 'error']),
-    startedAt: string,
-    endedAt: stringOrNull,
-    durationMs: numberOrNull,
+    ...runSummaryProperties,
     meta: anything,
     droppedEvents: integer,
     counts: object({ nodes: integer, calls: integer, open: integer, errors: integer, logLines: integer }),
@@ -46,11 +40,8 @@ const overviewProperties = {
   truncated: arrayOf(string),
 };
 
-/** The output schema of a run overview (get_run, and the run resources). */
-export const runOverviewSchema = object(overviewProperties);
-
 /** A few lines about a run overview. */
-export function renderOverview(view: RunOverview): string {
+function renderOverview(view: RunOverview): string {
   const { run } = view;
   const took = durationMs(run.startedAt, run.endedAt);
   const head =

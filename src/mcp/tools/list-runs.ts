@@ -23,7 +23,7 @@ const args = argsOf({
 });
 
 /** A run as list_runs shows it. */
-export interface RunRow extends RunSummary {
+interface RunRow extends RunSummary {
   durationMs: number | null;
 }
 
