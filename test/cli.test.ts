@@ -61,6 +61,18 @@ for (const flags of [[], ['--trace']]) {
   });
 }
 
+t.test('no server command with --data-dir: the recipe carries it, and its environment form', async (t) => {
+  const proxy = startProxy(['--data-dir', '/srv/my graphmind'], []);
+  t.teardown(() => killQuietly(proxy.child.pid));
+  t.equal((await proxy.exited).code, 2);
+  const recipe = proxy.stderr();
+  t.match(recipe, /^ {2}graphmind mcp-proxy --port 1 --data-dir '\/srv\/my graphmind' -- node /m, 'the command lines carry --data-dir, quoted for the shell');
+  t.match(recipe, /"--data-dir",\s+"\/srv\/my graphmind",\s+"--"/, 'so does the config file');
+  t.match(recipe, /claude mcp add my-server-debug -e GRAPHMIND_DATA_DIR='\/srv\/my graphmind' -- node \S+ mcp-proxy --port 1 -- /, 'the environment form for Claude Code');
+  t.match(recipe, /"env": \{ "GRAPHMIND_DATA_DIR": "\/srv\/my graphmind" \}/, 'and for a config file');
+  t.match(recipe, /graphmind serve --port 1 --data-dir '\/srv\/my graphmind'` in another terminal/, 'the debugger to start has the same data dir');
+});
+
 t.test('no server command with --port: the recipe reports to that port', async (t) => {
   const proxy = startProxy(['--port', '5999'], []);
   t.teardown(() => killQuietly(proxy.child.pid));
@@ -194,6 +206,7 @@ async function viaYargs(args: string[]): Promise<ProxyFlags | { error: string }>
       'inherit-stderr': flags['inherit-stderr'],
       'max-frame-bytes': flags['max-frame-bytes'],
       port: flags.port,
+      'data-dir': flags['data-dir'],
     };
   } catch (error) {
     return { error: (error as Error).message };
@@ -218,6 +231,9 @@ const FAST_FORMS: string[][] = [
   ['--max-frame-bytes', '9007199254740991'],
   ['--trace', '--wait-for-attach', '--inherit-stderr', '--max-frame-bytes', '4096', '--port', '4748'],
   ['--port=80', '--no-trace', '--max-frame-bytes=65536', '--inherit-stderr'],
+  ['--data-dir', '/tmp/graphmind data'],
+  ['--data-dir=/srv/graphmind'],
+  ['--port', '4800', '--data-dir', 'relative/dir', '--trace'],
 ];
 
 t.test('fast flag parser: each form it reads gives the values yargs gives', async (t) => {
@@ -233,13 +249,15 @@ t.test('fast flag parser: each form it reads gives the values yargs gives', asyn
     'inherit-stderr': false,
     'max-frame-bytes': 64 * 1024 * 1024,
     port: 4747,
+    'data-dir': undefined,
   }, 'the defaults');
-  t.same(parseProxyFlags(['--trace', '--port=4748', '--max-frame-bytes', '10'])?.flags, {
+  t.same(parseProxyFlags(['--trace', '--port=4748', '--max-frame-bytes', '10', '--data-dir', '/d'])?.flags, {
     trace: true,
     'wait-for-attach': false,
     'inherit-stderr': false,
     'max-frame-bytes': 10,
     port: 4748,
+    'data-dir': '/d',
   });
 });
 
@@ -290,6 +308,10 @@ t.test('fast flag parser: anything else is left to yargs', async (t) => {
     ['--no-port'],
     ['--no-bogus'],
     ['--trace', 'true'],
+    ['--data-dir'],
+    ['--data-dir='],
+    ['--data-dir', '--trace'],
+    ['--data-dir', 'a', '--data-dir', 'b'],
   ]) {
     t.equal(parseProxyFlags(args), undefined, `${JSON.stringify(args)} goes to yargs`);
   }
@@ -301,7 +323,9 @@ t.test('mcp-proxy --help: the yargs help, exit 0', async (t) => {
   t.equal((await proxy.exited).code, 0);
   const help = proxy.stdout().toString('utf8');
   t.match(help, /^graphmind mcp-proxy \[flags\] -- <server command\.\.\.>\n/, 'the usage line');
-  for (const flag of ['--trace', '--wait-for-attach', '--inherit-stderr', '--max-frame-bytes', '--port', '--version', '--help']) {
+  t.match(help.replace(/\s+/g, ' '), /Relay an MCP server over stdio, byte for byte, .* With no debugger running it is a plain relay: nothing is held\./, 'what it does, and that it needs no debugger');
+  t.match(help, /^Examples:\n {2}graphmind mcp-proxy -- node /m, 'an example');
+  for (const flag of ['--trace', '--wait-for-attach', '--inherit-stderr', '--max-frame-bytes', '--port', '--data-dir', '--version', '--help']) {
     t.match(help, new RegExp(`^  ${flag} `, 'm'), `describes ${flag}`);
   }
   t.match(help, /\[number\] \[default: 67108864\]/, 'with the defaults');

@@ -110,7 +110,8 @@ t.test('loop hold: the third identical call in a row waits before it reaches the
   t.equal(sent('listed'), 2, 'and the third call never reached the server');
   t.equal(sent('meta'), 2, 'nor did the aborted one');
 
-  const expected = [loop, metaLoop, listedLoop].map((hold) => holdingLine('tools/call', idOf(hold), 'before', serve.port));
+  // A loop hold says so, names the tool, and how to let it be polled.
+  const expected = [loop, metaLoop, listedLoop].map((hold) => holdingLine('tools/call', idOf(hold), 'before', serve.port, 'echo'));
   await waitFor(() => stderr.holdingLines().length >= 3, 5000, 'HOLDING lines').catch(() => {});
   t.strictSame(stderr.holdingLines(), expected, 'one HOLDING line per loop hold');
 });

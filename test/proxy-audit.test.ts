@@ -314,7 +314,7 @@ t.test('a debugger that turns the proxy away is said once on stderr, however oft
   const refusals: Array<[number, string]> = [
     [
       401,
-      'its token is not the one this proxy presents (set GRAPHMIND_TOKEN, or GRAPHMIND_DATA_DIR to the directory `graphmind serve --data-dir` uses)',
+      'its token is not the one this proxy presents (give mcp-proxy the --data-dir that `graphmind serve` was given, or set GRAPHMIND_DATA_DIR to it, or GRAPHMIND_TOKEN)',
     ],
     [503, 'it answered HTTP 503'],
   ];

@@ -13,7 +13,15 @@ export { EXIT_USAGE, type ProxyFlags };
  */
 export function proxyFlags(yargs: Argv): Argv<ProxyFlags> {
   return yargs
-    .usage('$0 mcp-proxy [flags] -- <server command...>')
+    .usage(
+      '$0 mcp-proxy [flags] -- <server command...>\n\n' +
+        'Relay an MCP server over stdio, byte for byte, and report the session to the graphmind debugger, where its frames ' +
+        "can be held, injected, retried or aborted. Put it in your MCP host's config in place of the server's own command. " +
+        'With no debugger running it is a plain relay: nothing is held.',
+    )
+    .example('$0 mcp-proxy -- node /abs/path/to/server.js', 'relay a Node server (run `graphmind` in another terminal to watch it)')
+    .example('$0 mcp-proxy --trace -- uv run python -m my_server', 'also print one line per frame on stderr')
+    .example('$0 mcp-proxy --port 4800 --data-dir ~/.graphmind-work -- ./my-server', 'report to a debugger started with the same --port and --data-dir')
     .option('trace', {
       type: 'boolean',
       default: PROXY_FLAG_DEFAULTS.trace,
@@ -42,6 +50,11 @@ export function proxyFlags(yargs: Argv): Argv<ProxyFlags> {
       default: PROXY_FLAG_DEFAULTS.port,
       describe: 'Port of the graphmind debugger to report to',
     })
+    .option('data-dir', {
+      type: 'string',
+      requiresArg: true,
+      describe: "The debugger's data directory, where its token is: give the one `graphmind serve --data-dir` was given (default: GRAPHMIND_DATA_DIR, else ~/.graphmind)",
+    })
     .check((argv) => {
       const problem = proxyFlagsProblem(argv);
       if (problem !== undefined) throw new Error(problem);
@@ -54,7 +67,7 @@ export async function runProxyCommand(flags: ProxyFlags, server: readonly string
   const sink = createStderrSink();
   const [command, ...args] = server;
   if (command === undefined || command === '') {
-    sink.write(proxyRecipe(flags.port));
+    sink.write(proxyRecipe(flags.port, flags['data-dir']));
     await sink.flush(1000);
     process.exit(EXIT_USAGE);
   }
@@ -66,6 +79,7 @@ export async function runProxyCommand(flags: ProxyFlags, server: readonly string
     waitForAttach: flags['wait-for-attach'],
     maxFrameBytes: flags['max-frame-bytes'],
     port: flags.port,
+    dataDir: flags['data-dir'],
     stderr: sink,
   });
   process.exit(result.exitCode);

@@ -16,6 +16,8 @@ export interface ProxyFlags {
   'inherit-stderr': boolean;
   'max-frame-bytes': number;
   port: number;
+  /** Where the debugger's token is (`graphmind serve --data-dir`); undefined: GRAPHMIND_DATA_DIR, else ~/.graphmind. */
+  'data-dir': string | undefined;
 }
 
 /** The value of each `mcp-proxy` flag when it is not given (used by both parsers). */
@@ -25,6 +27,7 @@ export const PROXY_FLAG_DEFAULTS: Readonly<ProxyFlags> = Object.freeze({
   'inherit-stderr': false,
   'max-frame-bytes': DEFAULT_MAX_FRAME_BYTES,
   port: DEFAULT_PORT,
+  'data-dir': undefined,
 });
 
 /**
@@ -32,7 +35,8 @@ export const PROXY_FLAG_DEFAULTS: Readonly<ProxyFlags> = Object.freeze({
  * `graphmind mcp-proxy: ` prefix, or `undefined` when they are fine. Both the
  * yargs parser and {@link parseProxyFlags} use it, so the messages match.
  */
-export function proxyFlagsProblem(flags: Pick<ProxyFlags, 'max-frame-bytes' | 'port'>): string | undefined {
+export function proxyFlagsProblem(flags: Pick<ProxyFlags, 'max-frame-bytes' | 'port'> & { 'data-dir'?: string }): string | undefined {
+  if (flags['data-dir'] === '') return '--data-dir must name a directory';
   const size = flags['max-frame-bytes'];
   if (!Number.isSafeInteger(size) || size < 1) return '--max-frame-bytes must be a positive whole number of bytes';
   const port = flags.port;
@@ -60,7 +64,8 @@ export interface ParsedProxyFlags {
  * yargs. It knows only the forms a host config uses: `--trace`,
  * `--no-trace` (and the same for `--wait-for-attach` and `--inherit-stderr`),
  * `--port 4748`, `--port=4748` (and the same for `--max-frame-bytes`), with
- * a value made of digits only, and each flag at most once.
+ * a value made of digits only, `--data-dir <dir>` and `--data-dir=<dir>`
+ * with a value that does not start with `-`, and each flag at most once.
  *
  * Anything else (help, version, an unknown or camelCase flag, a missing or
  * unusual value, a repeated flag, a positional argument) gives `undefined`:
@@ -83,6 +88,11 @@ export function parseProxyFlags(args: readonly string[]): ParsedProxyFlags | und
     } else if (equals === -1 && isBooleanFlag(negated) && !seen.has(negated)) {
       seen.add(negated);
       flags[negated] = false;
+    } else if (name === 'data-dir' && !seen.has(name)) {
+      seen.add(name);
+      const value = equals === -1 ? args[++i] : arg.slice(equals + 1);
+      if (value === undefined || value === '' || value.startsWith('-')) return undefined;
+      flags['data-dir'] = value;
     } else if (isNumberFlag(name) && !seen.has(name)) {
       seen.add(name);
       const value = equals === -1 ? args[++i] : arg.slice(equals + 1);

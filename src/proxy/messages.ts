@@ -161,15 +161,22 @@ export function degraded(from: 'client' | 'server', limit: number): string {
 export function debuggerRefused(url: string, status: number): string {
   const why =
     status === 401
-      ? 'its token is not the one this proxy presents (set GRAPHMIND_TOKEN, or GRAPHMIND_DATA_DIR to the directory `graphmind serve --data-dir` uses)'
+      ? 'its token is not the one this proxy presents (give mcp-proxy the --data-dir that `graphmind serve` was given, or set GRAPHMIND_DATA_DIR to it, or GRAPHMIND_TOKEN)'
       : `it answered HTTP ${status}`;
   return `${PREFIX}the debugger at ${url} refused this proxy: ${why}; relaying without it, and trying again`;
 }
 
-/** A frame is held and the host is waiting: said once per hold, where hosts show server logs. `url` is the debugger's. */
-export function holding(method: string, id: unknown, gate: 'before' | 'after' | 'error', url: string): string {
+/**
+ * A frame is held and the host is waiting: said once per hold, where hosts
+ * show server logs. `url` is the debugger's. A loop hold (`loopTool`: the
+ * tool called the same way three times in a row) says so after the usual
+ * line, with how to let that tool be polled.
+ */
+export function holding(method: string, id: unknown, gate: 'before' | 'after' | 'error', url: string, loopTool?: string): string {
   const number = id === undefined || id === null ? '' : ` #${typeof id === 'string' ? id : JSON.stringify(id)}`;
-  return `${PREFIX}HOLDING ${method}${number} at the ${gate} gate — resume it in ${url}`;
+  const line = `${PREFIX}HOLDING ${method}${number} at the ${gate} gate — resume it in ${url}`;
+  if (loopTool === undefined) return line;
+  return `${line} (loop hold: the third identical call to ${JSON.stringify(loopTool)} in a row; if it is polled on purpose, set GRAPHMIND_LOOP_ALLOW=${loopTool})`;
 }
 
 /** An argument problem, before anything was started. */

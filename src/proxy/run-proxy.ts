@@ -32,6 +32,8 @@ export interface ProxyOptions {
   maxFrameBytes?: number;
   /** Where the debugger listens (used by the reporter). @default 4747 */
   port?: number;
+  /** The debugger's data directory, where its token is. @default GRAPHMIND_DATA_DIR, else ~/.graphmind */
+  dataDir?: string;
   /** Hold the first frame until a debugger attaches. @default false */
   waitForAttach?: boolean;
   /** The host side's input. @default process.stdin */
@@ -165,10 +167,12 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
           command: options.command,
           args: options.args ?? [],
           port: options.port ?? 4747,
+          dataDir: options.dataDir,
           env,
           waitForAttach: options.waitForAttach ?? false,
           // Where MCP hosts show server logs: a held call is somebody's agent waiting.
-          onHolding: ({ hold, method, call, url }) => sink.write(`${messages.holding(method, idForDisplay(call), hold.point, url)}\n`),
+          onHolding: ({ hold, method, call, url }) =>
+            sink.write(`${messages.holding(method, idForDisplay(call), hold.point, url, hold.reason === 'loop' ? (call.node?.label ?? '') : undefined)}\n`),
         })
       : undefined;
   // Signals are caught from the start: one that arrives while the child is

@@ -17,6 +17,8 @@ export interface DebugSessionOptions {
   port?: number;
   /** The debugger's ingest URL (`ws://127.0.0.1:4747/ingest`); wins over `port`. @default GRAPHMIND_URL */
   url?: string;
+  /** The debugger's data directory, where its token is. @default GRAPHMIND_DATA_DIR, else ~/.graphmind */
+  dataDir?: string;
   /**
    * Where `GRAPHMIND_TOKEN`, `GRAPHMIND_DATA_DIR`, `GRAPHMIND_URL`,
    * `GRAPHMIND_DISABLED`, `GRAPHMIND_LOOP_ALLOW` and `GRAPHMIND_HIDE_*` are read.
@@ -55,7 +57,7 @@ export class DebugSession {
 
   constructor(options: DebugSessionOptions = {}) {
     const env = options.env ?? process.env;
-    const reporter = new Reporter({ port: options.port, url: options.url, env });
+    const reporter = new Reporter({ port: options.port, url: options.url, dataDir: options.dataDir, env });
     const recorder = new RelayRecorder({ reporter, command: options.command, args: options.args, name: options.name, source: options.source, hide: hideSettings(env) });
     this.reporter = reporter;
     this.recorder = recorder;

@@ -205,9 +205,12 @@ export class TextCollector {
 }
 
 /** The HOLDING line the proxy prints for a hold. */
-export function holdingLine(method: string, id: string | number | null | undefined, gate: 'before' | 'after' | 'error', port: number): string {
+export function holdingLine(method: string, id: string | number | null | undefined, gate: 'before' | 'after' | 'error', port: number, loopTool?: string): string {
   const number = id === undefined || id === null ? '' : ` #${id}`;
-  return `graphmind mcp-proxy: HOLDING ${method}${number} at the ${gate} gate — resume it in http://127.0.0.1:${port}`;
+  const line = `graphmind mcp-proxy: HOLDING ${method}${number} at the ${gate} gate — resume it in http://127.0.0.1:${port}`;
+  return loopTool === undefined
+    ? line
+    : `${line} (loop hold: the third identical call to "${loopTool}" in a row; if it is polled on purpose, set GRAPHMIND_LOOP_ALLOW=${loopTool})`;
 }
 
 /** Options for a proxy in front of a fixture. */
