@@ -1,10 +1,11 @@
 import { liftResult } from '../gates/lift.js';
 import { ABORT_CODE, type HeldKind, type Outcome } from '../gates/outcome.js';
-import { recordInjected, recordResult, recordThrown, type AnswerRecord } from '../report/answer-record.js';
+import { hidesResult, isToolError, recordInjected, recordResult, recordThrown, rpcError, type AnswerRecord } from '../report/answer-record.js';
+import type { HideSettings } from '../report/hide.js';
 import type { AdapterRuntime } from './adapter-runtime.js';
 import { CallRun } from './call-run.js';
 import { abortError, holdFor, type HeldThing } from './hold-for.js';
-import { DebuggerAnswer, requestScope } from './request-scope.js';
+import { DebuggerAnswer, requestScope, type FinalAnswer } from './request-scope.js';
 import { gatedSampling } from './sampling-gate.js';
 import { chainedContext, requestIdOf, sessionIdOf, signalOf, trailingContext, type HandlerContext, type SendRequest } from './sdk-shape.js';
 import type { CallSite, ServerState } from './server-state.js';
@@ -180,10 +181,24 @@ export class GatedCall {
     throw error;
   }
 
+  /**
+   * The call has its answer. Run by the SDK's dispatch, it is recorded once
+   * the SDK's own handler around it has settled, as the client got it (see
+   * {@link asAnswered}); otherwise at once.
+   */
   #record(answer: AnswerRecord): void {
     const runtime = this.server.runtime;
     runtime.inFlight.delete(this);
-    if (answer.failed) runtime.stats.errors++;
+    const scope = requestScope.getStore();
+    if (scope !== undefined && scope.dispatch && scope.call === this && scope.settled === undefined) {
+      scope.settled = (final) => this.#complete(asAnswered(this.site.method, answer, final, runtime.hide));
+      return;
+    }
+    this.#complete(answer);
+  }
+
+  #complete(answer: AnswerRecord): void {
+    if (answer.failed) this.server.runtime.stats.errors++;
     this.run.complete(answer);
   }
 
@@ -218,6 +233,23 @@ export class GatedCall {
       return gatedSampling(this.server, this, request.params, () => send(request, ...rest));
     };
   }
+}
+
+/**
+ * A call's own record of its answer, as the client got it: an answer the
+ * SDK refused after the handler (a result its output-schema validation
+ * rejects, an injected value included) reaches the client as an `isError`
+ * tool result or a JSON-RPC error, and is recorded so. Anything else, and a
+ * call that already failed, is recorded as the call answered.
+ */
+export function asAnswered(method: string, own: AnswerRecord, final: FinalAnswer | undefined, hide: HideSettings): AnswerRecord {
+  if (own.failed || final === undefined) return own;
+  if (final.threw) {
+    const thrown = final.value;
+    const rpc = isObject(thrown) || thrown instanceof Error ? (thrown as { code?: unknown; message?: unknown; data?: unknown }) : { message: String(thrown) };
+    return { failed: true, output: own.output, error: rpcError(rpc, hidesResult(method, hide)) };
+  }
+  return isToolError(method, final.value) ? recordResult(method, final.value, hide) : own;
 }
 
 /** Read what a handler was called with: its context, and its input (the arguments before the context). */

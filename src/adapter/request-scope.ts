@@ -15,14 +15,44 @@ export interface RequestScope {
   escape: Error | undefined;
   /** Inside a sampling gate: a nested send is the same request, not a new one. */
   sampling: boolean;
+  /**
+   * Made by the SDK's dispatch of the request (see `inScope`): the answer the
+   * client gets is known only once the SDK's own handler around the call has
+   * settled (it validates the call's result, and may turn it into an error).
+   */
+  dispatch: boolean;
+  /**
+   * Set by the call when it has its answer, called by the dispatch with what
+   * the SDK finally answered (`undefined`: nothing to add), so that the run
+   * records what the client got.
+   */
+  settled: ((final: FinalAnswer | undefined) => void) | undefined;
+}
+
+/** What the SDK's handler for the request finally did: returned `value`, or threw it. */
+export interface FinalAnswer {
+  threw: boolean;
+  value: unknown;
 }
 
 /** The request scope of the code running now (see {@link RequestScope}). */
 export const requestScope = new AsyncLocalStorage<RequestScope>();
 
-/** A fresh scope for one request. */
-export function newScope(): RequestScope {
-  return { call: undefined, escape: undefined, sampling: false };
+/** A fresh scope for one request (`dispatch`: made by the SDK's dispatch of it, see {@link RequestScope.dispatch}). */
+export function newScope(dispatch = false): RequestScope {
+  return { call: undefined, escape: undefined, sampling: false, dispatch, settled: undefined };
+}
+
+/** Tell the call of `scope` what the SDK finally answered (once); never throws. */
+export function settleScope(scope: RequestScope, final: FinalAnswer | undefined): void {
+  const settled = scope.settled;
+  if (settled === undefined) return;
+  scope.settled = undefined;
+  try {
+    settled(final);
+  } catch {
+    // Observation is best-effort.
+  }
 }
 
 /**

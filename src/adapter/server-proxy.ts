@@ -1,7 +1,7 @@
 import { CONNECT_WAIT_MS, type AdapterRuntime } from './adapter-runtime.js';
 import { CallRun } from './call-run.js';
 import { GatedCall, callShape } from './gated-call.js';
-import { newScope, requestScope } from './request-scope.js';
+import { newScope, requestScope, settleScope } from './request-scope.js';
 import { gatedSampling } from './sampling-gate.js';
 import { detachedCall } from './detached-calls.js';
 import { handlerContext, methodOfSchema, requestIdOf, serverShape, sessionIdOf } from './sdk-shape.js';
@@ -83,6 +83,8 @@ function begin(
     scope.call = call;
     return call.invoke(handler, thisArg, args);
   }
+  // A second call in one request (2.x's compatibility shim may call a tool again): the first ends as it answered.
+  if (scope !== undefined) settleScope(scope, undefined);
   const fresh = newScope();
   fresh.call = call;
   return requestScope.run(fresh, () => call.invoke(handler, thisArg, args));
@@ -232,14 +234,26 @@ function handlersView(runtime: AdapterRuntime, map: Map<unknown, unknown>, scope
  * A request handler run in a fresh request scope. An answer the debugger
  * decided that must be a JSON-RPC error (an abort's -32099, an injected
  * error frame) is thrown from here, whatever the SDK made of it inside (an
- * `McpServer` turns a tool's thrown error into an `isError` result).
+ * `McpServer` turns a tool's thrown error into an `isError` result). What
+ * the SDK's handler finally did is handed to the call, which records its
+ * end only then (see `RequestScope.settled`).
  */
 function inScope(handler: AnyFunction): AnyFunction {
   return function scopedHandler(this: unknown, ...args: unknown[]): Promise<unknown> {
-    const scope = newScope();
+    const scope = newScope(true);
     return requestScope.run(scope, async () => {
-      const result = await handler.apply(this, args);
-      if (scope.escape !== undefined) throw scope.escape;
+      let result: unknown;
+      try {
+        result = await handler.apply(this, args);
+      } catch (error) {
+        settleScope(scope, { threw: true, value: error });
+        throw error;
+      }
+      if (scope.escape !== undefined) {
+        settleScope(scope, { threw: true, value: scope.escape });
+        throw scope.escape;
+      }
+      settleScope(scope, { threw: false, value: result });
       return result;
     });
   };

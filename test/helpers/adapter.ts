@@ -5,6 +5,9 @@
 // developer's debugger on 4747), and the runs the debugger recorded.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client as ClientV2, InMemoryTransport as InMemoryV2Client } from '@modelcontextprotocol/client';
 import { McpServer as McpServerV2, ResourceTemplate as ResourceTemplateV2, Server as ServerV2 } from '@modelcontextprotocol/server';
@@ -21,7 +24,7 @@ import * as Types126 from 'sdk-1-26/types.js';
 import * as z from 'zod';
 import { graphmind, type Graphmind, type GraphmindOptions } from '../../src/adapter/index.js';
 import type { Breakpoints, Hold } from '../../src/report/events.js';
-import { NO_DEBUGGER_PORT } from './cli.js';
+import { CLI, NO_DEBUGGER_PORT } from './cli.js';
 import { sleep, waitFor, waitForAsync, type Teardown } from './gates.js';
 import { api, type ServeProcess } from './serve.js';
 
@@ -418,4 +421,62 @@ export function impureLines(stdout: Buffer): string[] {
   });
   if (tail !== undefined && tail !== '') bad.push(tail);
   return bad;
+}
+
+/** A free loopback port (bound for a moment, then released). */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A TCP listener that counts the connections made to it (to show that nothing touched the network); closed on teardown. */
+export async function connectionCounter(t: Teardown): Promise<{ port: number; count(): number }> {
+  let count = 0;
+  const server = createNetServer((socket) => {
+    count++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { port: (server.address() as AddressInfo).port, count: () => count };
+}
+
+/**
+ * `graphmind serve --port <port> --data-dir <dataDir>` (a fixed port, for a
+ * debugger started after the adapter); resolves once it listens. Stopped on
+ * teardown.
+ */
+export async function startServeOn(t: Teardown, port: number, dataDir: string): Promise<ServeProcess> {
+  const env = { ...process.env };
+  delete env.GRAPHMIND_TOKEN;
+  delete env.GRAPHMIND_DATA_DIR;
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--data-dir', dataDir], { stdio: 'pipe', env });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const exited = once(child, 'close').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(signal);
+      await exited;
+    }
+  };
+  t.teardown(() => stop());
+  await waitFor(() => /debugger listening on/.test(out) || child.exitCode !== null, 15_000, 'graphmind serve to listen');
+  if (child.exitCode !== null) throw new Error(`graphmind serve exited: ${err}`);
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    dataDir,
+    token: readFileSync(join(dataDir, 'token'), 'utf8').trim(),
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    stop,
+  };
 }
