@@ -56,12 +56,14 @@ const CASES: ReadonlyArray<{ name: string; runs: Run[]; expect: string[] }> = [
       ]),
       run('nocmd', [failed(call('mcp_1', 'mcp:session', 0, 1), 'SpawnError', 'spawn nope ENOENT', { data: { code: 'ENOENT' } })]),
       run('late', [failed(call('mcp_1', 'mcp:session', 0, 100), 'McpServerExited', 'the MCP server was killed by SIGSEGV', { data: { stderr: ['a', 'b', 'c', 'd'] } })]),
+      run('told', [failed(call('mcp_1', 'mcp:session', 0, 100), 'McpServerExitedEarly', 'the MCP server exited with code 1 before answering anything — its last stderr output was:', { data: { stderr: ['Traceback (most recent call last):', '  File "server.py", line 3', 'KeyError: \'TOKEN\''] } })]),
     ],
     expect: [
-      'early_exit crash mcp:session mcp_1 x1 [mcp_1]: the MCP server exited with code 2 before answering anything — last stderr: Error: FATAL: DATABASE_URL is not set | … | at main (server.mjs:20:3)',
+      'early_exit crash mcp:session mcp_1 x1 [mcp_1]: the MCP server exited with code 2 before answering anything — last stderr: Error: FATAL: DATABASE_URL is not set | at boot (server.mjs:9:11)',
       'unanswered crash mcp:initialize mcp_3 x1 [mcp_3]: no answer: the server exited without answering this request',
       'spawn_failure nocmd mcp:session mcp_1 x1 [mcp_1]: the server could not be started: spawn nope ENOENT',
       'server_exit late mcp:session mcp_1 x1 [mcp_1]: the MCP server was killed by SIGSEGV — last stderr: b | c | d',
+      "early_exit told mcp:session mcp_1 x1 [mcp_1]: the MCP server exited with code 1 before answering anything — its last stderr output was: KeyError: 'TOKEN'",
     ],
   },
   {

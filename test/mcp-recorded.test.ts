@@ -196,7 +196,7 @@ for (const kind of CLIENT_KINDS) {
         'failed_call sdk tool:bigfail',
       ]);
       const early = problems.find((problem) => problem.kind === 'early_exit') as Row;
-      t.match(early.summary, /before answering anything.*DATABASE_URL is not set/);
+      t.match(early.summary, /before answering anything — its last stderr output was: Error: FATAL: DATABASE_URL is not set \| at boot \(file:\/\/\/.*crash-server\.mjs:8:9\)$/);
       const noise = problems.find((problem) => problem.kind === 'stdout_noise') as Row;
       t.equal(noise.count, 5);
       t.equal((noise.instanceIds as string[]).length, 5);

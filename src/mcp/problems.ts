@@ -90,10 +90,10 @@ export function runProblems(run: Run, options: FindProblemsOptions): Problem[] {
           add('spawn_failure', '', instance, () => `the server could not be started: ${message}`);
           break;
         case 'McpServerExitedEarly':
-          add('early_exit', '', instance, () => `${message}${stderrTail(error.data)}`);
+          add('early_exit', '', instance, () => withStderr(message, error.data));
           break;
         case 'McpServerExited':
-          add('server_exit', '', instance, () => `${message}${stderrTail(error.data)}`);
+          add('server_exit', '', instance, () => withStderr(message, error.data));
           break;
         case 'NoAnswer':
           add('unanswered', '', instance, () => `no answer: ${message}`);
@@ -153,17 +153,25 @@ function stdoutNoiseCount(output: unknown): number | undefined {
   return typeof count === 'number' && count > 0 ? count : undefined;
 }
 
-/** The last lines of an exit's stderr (`error.data.stderr`), to end its summary. */
+/** An exit's message followed by what its stderr (`error.data.stderr`) says went wrong. */
+function withStderr(message: string, data: unknown): string {
+  const tail = stderrTail(data);
+  if (tail === '') return message;
+  // The proxy's own message may already end in "its last stderr output was:".
+  return message.endsWith(':') ? `${message} ${tail}` : `${message} — last stderr: ${tail}`;
+}
+
+/** The telling lines of an exit's stderr: the last error line and the frame after it, else the last three lines. */
 function stderrTail(data: unknown): string {
   if (data === null || typeof data !== 'object') return '';
   const stderr = (data as Record<string, unknown>).stderr;
   const lines = Array.isArray(stderr) ? stderr.filter((line): line is string => typeof line === 'string') : typeof stderr === 'string' ? stderr.split('\n') : [];
   const kept = lines.map((line) => line.trim()).filter((line) => line !== '');
   if (kept.length === 0) return '';
-  // A stack trace ends the output of many crashes: its message is the line to show, with the last one.
-  const cause = kept.findLast((line) => CAUSE.test(line) && !line.startsWith('at '));
-  const shown = cause === undefined || cause === kept[kept.length - 1] ? kept.slice(-3) : [cause, '…', kept[kept.length - 1] as string];
-  return ` — last stderr: ${shown.join(' | ')}`;
+  // A stack trace ends the output of many crashes: its message is the line to show, with the frame after it (where it was thrown).
+  const at = kept.findLastIndex((line) => CAUSE.test(line) && !line.startsWith('at '));
+  const shown = at === -1 ? kept.slice(-3) : kept.slice(at, at + 2);
+  return shown.join(' | ');
 }
 
 function seconds(ms: number): string {

@@ -200,7 +200,8 @@ export interface CallRow {
   /** A one-line preview; absent when nothing was recorded. */
   input?: string;
   output?: string;
-  error: ErrorRow | null;
+  /** The error, its message previewed; null when it did not fail. */
+  error: { name: string; message: string; code: number | null } | null;
 }
 
 /** list_calls' row of an instance. */
@@ -212,8 +213,12 @@ export function callRow(instance: Instance): CallRow {
     startedAt: instance.startedAt,
     endedAt: instance.endedAt,
     durationMs: durationMs(instance.startedAt, instance.endedAt),
-    error: instance.error === undefined ? null : errorRow(instance),
+    error: null,
   };
+  if (instance.error !== undefined) {
+    const { name, message, code } = errorRow(instance);
+    row.error = { name, message, code };
+  }
   if (instance.input !== undefined) row.input = preview(instance.input, PREVIEW_CHARS);
   if (instance.output !== undefined) row.output = preview(instance.output, PREVIEW_CHARS);
   return row;

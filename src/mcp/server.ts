@@ -24,7 +24,7 @@ import { DebuggerClient } from './debugger-client.js';
 import { FallbackRuns } from './fallback-runs.js';
 import { listRunResources, readRunResource, RUN_URI_TEMPLATE } from './resources.js';
 import { DebuggerUnavailable } from './source.js';
-import { oneLine, ToolError } from './tool-error.js';
+import { oneLine, ToolError, type ToolErrorCode } from './tool-error.js';
 import type { Tool, ToolContext } from './tool.js';
 import { offeredTools } from './tools/index.js';
 
@@ -133,7 +133,7 @@ async function callTool(tool: Tool, args: unknown, context: ToolContext, diagnos
 }
 
 /** A tool result that refuses, in one line. */
-function refusal(message: string, code: string): CallToolResult {
+function refusal(message: string, code: ToolErrorCode): CallToolResult {
   return { content: [{ type: 'text', text: oneLine(message) }], isError: true, _meta: { 'graphmind/code': code } };
 }
 

@@ -8,34 +8,40 @@
  * @module
  */
 
-/** Stable codes of {@link ToolError}, one per kind of refusal. */
-export type ToolErrorCode =
-  /** An argument is missing, of the wrong type, out of range, or not one the tool takes. */
-  | 'bad-argument'
-  /** A run id that is not `^[A-Za-z0-9_-]{1,64}$` (checked before any file is touched). */
-  | 'bad-run-id'
-  /** No run has that id. */
-  | 'unknown-run'
-  /** The run has no instance with that id. */
-  | 'unknown-call'
-  /** A cursor that is not one of ours, or that belongs to other arguments. */
-  | 'bad-cursor'
-  /** A cursor that points past the last row. */
-  | 'page-past-end'
-  /** A search pattern that is not a valid regular expression. */
-  | 'bad-regex'
-  /** A search that ran longer than its time limit. */
-  | 'search-timeout'
-  /** The tool needs a running `graphmind serve` and none answered. */
-  | 'no-debugger'
-  /** A `graphmind serve` answered but refused our token. */
-  | 'debugger-refused'
-  /** The debugger answered something unexpected, or took too long. */
-  | 'debugger-error'
-  /** No hold has that id (never existed, or its reporter went away). */
-  | 'unknown-hold'
-  /** The hold was already decided. */
-  | 'hold-decided';
+/**
+ * Stable codes of {@link ToolError}, one per kind of refusal (docs/mcp.md
+ * lists them; a test keeps the two in step):
+ *
+ * - `bad-argument`: an argument is missing, of the wrong type, out of range, or not one the tool takes;
+ * - `bad-run-id`: a run id that is not `^[A-Za-z0-9_-]{1,64}$` (checked before any file is touched);
+ * - `unknown-run`, `unknown-call`: no run has that id, or the run has no such instance;
+ * - `bad-cursor`: a cursor that is not ours, or that belongs to other arguments;
+ * - `page-past-end`: a cursor that points past the last row;
+ * - `bad-regex`, `search-timeout`: a pattern that does not compile, a search that ran too long;
+ * - `no-debugger`, `debugger-refused`: no `graphmind serve` answered, or it refused our token;
+ * - `debugger-error`: the debugger answered something unexpected, or took too long;
+ * - `unknown-hold`, `hold-decided`: no such hold, or it was already decided;
+ * - `internal`: a bug (the server logs it on stderr).
+ */
+export const TOOL_ERROR_CODES = [
+  'bad-argument',
+  'bad-run-id',
+  'unknown-run',
+  'unknown-call',
+  'bad-cursor',
+  'page-past-end',
+  'bad-regex',
+  'search-timeout',
+  'no-debugger',
+  'debugger-refused',
+  'debugger-error',
+  'unknown-hold',
+  'hold-decided',
+  'internal',
+] as const;
+
+/** One of {@link TOOL_ERROR_CODES}. */
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 
 /** A tool's refusal: a stable code and one line for the assistant. */
 export class ToolError extends Error {

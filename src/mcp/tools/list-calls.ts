@@ -9,7 +9,7 @@ import { DEFAULT_PAGE_ROWS, MAX_PAGE_ROWS, PREVIEW_CHARS, RESULT_CHARS } from '.
 import { pageOf, queryKey } from '../paging.js';
 import { nextPageLine, rangeText, renderText } from '../render.js';
 import { callRow } from '../run-views.js';
-import { arrayOf, errorRow, from, nodeStatus, numberOrNull, object, paging, string, stringOrNull } from '../schemas.js';
+import { arrayOf, from, integerOrNull, nodeStatus, numberOrNull, object, paging, string, stringOrNull } from '../schemas.js';
 import { defineTool, requireRun, UNTRUSTED } from '../tool.js';
 
 const callRowSchema = object(
@@ -22,7 +22,7 @@ const callRowSchema = object(
     durationMs: numberOrNull,
     input: string,
     output: string,
-    error: { anyOf: [errorRow, { type: 'null' }] },
+    error: { anyOf: [object({ name: string, message: string, code: integerOrNull }), { type: 'null' }] },
   },
   ['input', 'output'],
 );
