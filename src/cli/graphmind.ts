@@ -51,14 +51,15 @@ async function main(): Promise<void> {
   }
   if (argv[0] === 'mcp') {
     const [{ default: yargs }, { mcpFlags, runMcpCommand }] = await Promise.all([import('yargs'), import('./mcp-command.js')]);
+    const version = readVersion();
     const flags = await mcpFlags(yargs(argv.slice(1)))
       .scriptName('graphmind mcp')
-      .version(readVersion())
+      .version(version)
       .help()
       .strict()
       .fail((message, error) => fail(`graphmind mcp: ${message ?? error?.message}`))
       .parseAsync();
-    await runMcpCommand(flags as unknown as McpFlags, readVersion());
+    await runMcpCommand(flags as unknown as McpFlags, version);
     return;
   }
   const [{ default: yargs }, { runServeCommand, serveFlags }] = await Promise.all([import('yargs'), import('./serve-command.js')]);
