@@ -53,9 +53,11 @@ export async function runMcpCommand(flags: McpFlags, version: string): Promise<v
     void server.close().finally(() => process.exit(0));
     setTimeout(() => process.exit(0), 2000).unref();
   };
-  // The client closing our stdin ends the session (MCP's stdio shutdown).
+  // The client closing our stdin ends the session (MCP's stdio shutdown);
+  // so does a client that stopped reading (EPIPE on stdout).
   process.stdin.once('end', stop);
   process.stdin.once('close', stop);
+  process.stdout.on('error', stop);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
