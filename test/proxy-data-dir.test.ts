@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import t from 'tap';
@@ -29,7 +30,7 @@ async function proxied(t: { teardown(fn: () => unknown): void }, serve: ServePro
     stderr: 'pipe',
   });
   let stderr = '';
-  transport.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  (transport.stderr as Readable | null)?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
   const client = new Client({ name: 'data-dir', version: '1.0.0' });
   t.teardown(() => client.close());
   await client.connect(transport);
