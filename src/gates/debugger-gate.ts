@@ -21,28 +21,41 @@ export interface GateReporter extends EventEmitter {
 
 /** The `hold.opened` event a {@link DebuggerGate} reports. */
 export interface HoldOpened {
+  /** The event's type. */
   type: 'hold.opened';
+  /** The hold's id (see {@link PendingHold.holdId}). */
   holdId: string;
+  /** The graph node of the held call. */
   nodeId: string;
+  /** The execution of that node the hold belongs to. */
   instanceId: string;
+  /** The gate it holds at. */
   gate: GatePoint;
+  /** The JSON-RPC method of the held call, e.g. `tools/call`. */
   method: string;
   /** The held message as the viewer shows it (a deferred value is fine). */
   frame: unknown;
+  /** Why it holds (a {@link HoldReason}). */
   reason: string;
 }
 
 /** The `hold.released` event a {@link DebuggerGate} reports. */
 export interface HoldReleased {
+  /** The event's type. */
   type: 'hold.released';
+  /** The hold's id, as in its {@link HoldOpened} event. */
   holdId: string;
+  /** What the hold was decided with (`continue` when it was let go without a decision). */
   action: HoldAction;
 }
 
 /** What is held, for {@link DebuggerGate.withHold}. */
 export interface HoldSubject {
+  /** The run the held call belongs to. */
   runId: string;
+  /** The graph node of the held call. */
   nodeId: string;
+  /** The execution of that node. */
   instanceId: string;
   /** The JSON-RPC method of the held call, e.g. `tools/call`. */
   method: string;
@@ -52,6 +65,7 @@ export interface HoldSubject {
 
 /** Options for {@link DebuggerGate}. */
 export interface DebuggerGateOptions {
+  /** The connection to the debugger: holds are reported to it, breakpoints and decisions come from it. */
   reporter: GateReporter;
 }
 
@@ -67,7 +81,9 @@ export interface DebuggerGateOptions {
  * your own decide what a decision does (see `outcomeOf`).
  */
 export class DebuggerGate {
+  /** The decision core, kept in step with the reporter. */
   readonly gate = new Gate();
+  /** The reporter this gate listens to and reports holds through. */
   readonly reporter: GateReporter;
   /** Nothing holds any more (see {@link DebuggerGate.stop}). */
   #stopped = false;

@@ -6,6 +6,7 @@ export type { HoldReason } from './hold-policy.js';
 
 /** What a decision resolves to. */
 export interface Decision {
+  /** What to do with the held call. */
   action: HoldAction;
   /** The injected value, for `inject`. */
   value?: unknown;
@@ -15,11 +16,15 @@ export interface Decision {
 
 /** A hold waiting for its decision. */
 export interface PendingHold {
+  /** The hold's id (`hold_` and 12 random bytes in base64url): decisions name it. */
   readonly holdId: string;
+  /** The gate it holds at. */
   readonly point: GatePoint;
+  /** Why it holds. */
   readonly reason: HoldReason;
   /** The run the held call belongs to (`''` when none was given). */
   readonly runId: string;
+  /** When the hold opened, in milliseconds since the epoch. */
   readonly since: number;
 }
 
@@ -57,7 +62,16 @@ export class Gate {
   }
 
   /** Open a hold; the promise settles with its decision. */
-  hold(point: GatePoint, reason: HoldReason, runId = ''): { hold: PendingHold; decision: Promise<Decision> } {
+  hold(
+    point: GatePoint,
+    reason: HoldReason,
+    runId = '',
+  ): {
+    /** The hold just opened. */
+    hold: PendingHold;
+    /** Settles with the hold's first decision, or an automatic `continue` when it is released. */
+    decision: Promise<Decision>;
+  } {
     const hold: PendingHold = { holdId: `hold_${randomBytes(12).toString('base64url')}`, point, reason, runId, since: Date.now() };
     const decision = new Promise<Decision>((resolve) => this.#holds.set(hold.holdId, { hold, resolve }));
     return { hold, decision };

@@ -17,7 +17,9 @@ export interface HoldQuery {
 
 /** Where a call holds, and why. */
 export interface HoldPlan {
+  /** The gate the call holds at (`error` for a failed answer held by pause-on-error). */
   point: GatePoint;
+  /** Why it holds. */
   reason: HoldReason;
 }
 

@@ -1,6 +1,20 @@
 export { Gate, type Decision, type HoldReason, type PendingHold } from './gate.js';
 export { holdPlan, type HoldPlan, type HoldQuery } from './hold-policy.js';
-export { outcomeOf, ABORT_CODE, ABORT_MESSAGE, type Outcome, type HeldKind, type DecisionInput } from './outcome.js';
+export {
+  outcomeOf,
+  ABORT_CODE,
+  ABORT_MESSAGE,
+  type Outcome,
+  type ForwardOutcome,
+  type AnswerOutcome,
+  type AnswerFrameOutcome,
+  type ReplaceOutcome,
+  type FailOutcome,
+  type RetryOutcome,
+  type DropOutcome,
+  type HeldKind,
+  type DecisionInput,
+} from './outcome.js';
 export {
   DebuggerGate,
   type DebuggerGateOptions,

@@ -28,17 +28,69 @@ export type HeldKind = 'request' | 'notification' | 'answer';
  * - `retry`: drop the answer and run the request again.
  * - `drop`: a notification is swallowed.
  */
-export type Outcome =
-  | { kind: 'forward' }
-  | { kind: 'answer'; value: unknown }
-  | { kind: 'answer-frame'; frame: Record<string, unknown> }
-  | { kind: 'replace'; value: unknown }
-  | { kind: 'fail'; code: number; message: string }
-  | { kind: 'retry' }
-  | { kind: 'drop' };
+export type Outcome = ForwardOutcome | AnswerOutcome | AnswerFrameOutcome | ReplaceOutcome | FailOutcome | RetryOutcome | DropOutcome;
+
+/** Let the held thing go on unchanged. */
+export interface ForwardOutcome {
+  /** Which outcome this is. */
+  kind: 'forward';
+}
+
+/**
+ * Answer the requester with `value` lifted into the method's result shape
+ * (see `liftResult`): instead of running the call, or in place of its answer.
+ */
+export interface AnswerOutcome {
+  /** Which outcome this is. */
+  kind: 'answer';
+  /** The injected value, not yet lifted. */
+  value: unknown;
+}
+
+/**
+ * Answer the requester with a whole JSON-RPC message typed by the user,
+ * verbatim: how an `error` answer is injected.
+ */
+export interface AnswerFrameOutcome {
+  /** Which outcome this is. */
+  kind: 'answer-frame';
+  /** The injected message (it has a `jsonrpc` key). */
+  frame: Record<string, unknown>;
+}
+
+/** A held notification goes on as `value`, in its place. */
+export interface ReplaceOutcome {
+  /** Which outcome this is. */
+  kind: 'replace';
+  /** The injected value that stands in for the notification. */
+  value: unknown;
+}
+
+/** Answer the requester with a JSON-RPC error: how an abort reaches it. */
+export interface FailOutcome {
+  /** Which outcome this is. */
+  kind: 'fail';
+  /** The JSON-RPC error code ({@link ABORT_CODE} from {@link outcomeOf}). */
+  code: number;
+  /** The JSON-RPC error message ({@link ABORT_MESSAGE} from {@link outcomeOf}). */
+  message: string;
+}
+
+/** Drop the held answer and run the request again. */
+export interface RetryOutcome {
+  /** Which outcome this is. */
+  kind: 'retry';
+}
+
+/** A held notification is swallowed. */
+export interface DropOutcome {
+  /** Which outcome this is. */
+  kind: 'drop';
+}
 
 /** A decision as an integration receives it. */
 export interface DecisionInput {
+  /** What the user decided; an action nobody knows is taken as `continue`. */
   action: HoldAction | string;
   /** The injected value, for `inject`. */
   value?: unknown;

@@ -3,6 +3,7 @@ import { Socket } from 'node:net';
 
 /** Where the proxy's diagnostics and the server's stderr go. */
 export interface TextSink {
+  /** Write `chunk` without waiting: a sink may queue it, or drop it rather than stall the caller. */
   write(chunk: string | Buffer): void;
   /** Resolve once queued output is written, or after `timeoutMs`. */
   flush(timeoutMs: number): Promise<void>;

@@ -48,7 +48,9 @@ export interface DebugSessionOptions {
  * into the relay: every hook swallows its own failures.
  */
 export class DebugSession {
+  /** The session's connection to `graphmind serve`: events out, breakpoints and decisions in. */
   readonly reporter: Reporter;
+  /** Records the session as a run; its frames and stderr lines go here. */
   readonly recorder: RelayRecorder;
   /** The debugger's gate, a `FrameGate` for `createRelay` or a `GateTransform`. */
   readonly gate: RelayGate;

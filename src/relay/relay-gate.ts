@@ -19,6 +19,7 @@ export const WAIT_FOR_ATTACH_MS = 3000;
 
 /** The recorder as a {@link RelayGate} uses it (a `RelayRecorder` is one). */
 export interface GateRecorder {
+  /** The run the relayed session is recorded as: holds are reported on it. */
   readonly runId: string;
   /** What the record hides (`GRAPHMIND_HIDE_*`): a hold shows no more. */
   readonly hide?: HideSettings;
@@ -30,6 +31,7 @@ export interface GateRecorder {
 
 /** What a {@link RelayGate} tells whoever watches when a frame starts holding. */
 export interface HoldingNotice {
+  /** The hold just opened. */
   hold: PendingHold;
   /** The held call's method, e.g. `tools/call`. */
   method: string;
@@ -41,7 +43,9 @@ export interface HoldingNotice {
 
 /** Options for {@link RelayGate}. */
 export interface RelayGateOptions {
+  /** The connection to the debugger (see {@link DebuggerGate}). */
   reporter: GateReporter;
+  /** The run's recorder: names the run and instance of a hold, and records what decisions do. */
   recorder: GateRecorder;
   /**
    * Delay the first frame until a debugger attaches (up to
@@ -85,6 +89,7 @@ function heldFrame(frame: Frame, call: Frame, hide: HideSettings): unknown {
  * gives their bytes. Call {@link RelayGate.attach} with the relay it gates.
  */
 export class RelayGate implements FrameGate {
+  /** The debugger-connected gate this one runs its holds through. */
   readonly core: DebuggerGate;
   readonly #recorder: GateRecorder;
   readonly #onHolding: ((notice: HoldingNotice) => void) | undefined;
@@ -133,6 +138,11 @@ export class RelayGate implements FrameGate {
     this.core.stop();
   }
 
+  /**
+   * The {@link FrameGate} question about one frame: `undefined` to let it
+   * pass, or a promise of what goes on in its place once the hold is decided
+   * (with `waitForAttach`, every frame waits until the debugger is there).
+   */
   check(frame: Frame): Promise<readonly Frame[]> | undefined {
     if (this.#stopped) return undefined;
     if (frame.type === 'response' && frame.method === 'initialize') this.#noteEra(frame);

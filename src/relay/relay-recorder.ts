@@ -133,20 +133,38 @@ const PROTOCOL_NODE: NodeDeclaration = { nodeId: PROTOCOL_NODE_ID, kind: 'custom
 /** How the server process ended, for {@link RelayRecorder.finish}. */
 export interface SessionEnd {
   /** The command could not be started. */
-  spawnError?: { message: string; code?: string };
+  spawnError?: {
+    /** What went wrong, in words. */
+    message: string;
+    /** The spawn error's code, e.g. `ENOENT`. */
+    code?: string;
+  };
   /** The server died before answering anything. */
-  exitedEarly?: { message: string; stderr: string[] };
+  exitedEarly?: {
+    /** How it ended, in words. */
+    message: string;
+    /** Its last stderr lines (none when its stderr was inherited). */
+    stderr: string[];
+  };
   /**
    * The server failed after its stdout had become a raw byte pipe: whether
    * it answered is not known (recorded as `McpServerExited`, the run ok).
    */
-  exitedUnobserved?: { message: string; stderr: string[] };
+  exitedUnobserved?: {
+    /** How it ended, in words. */
+    message: string;
+    /** Its last stderr lines (none when its stderr was inherited). */
+    stderr: string[];
+  };
+  /** The process's exit code (`null` when a signal ended it). */
   exitCode?: number | null;
+  /** The signal that ended the process, if one did. */
   signal?: NodeJS.Signals | null;
 }
 
 /** Options for {@link RelayRecorder}. */
 export interface RelayRecorderOptions {
+  /** Where the run is started and its events sent. */
   reporter: Reporter;
   /** What to keep out of the record (`GRAPHMIND_HIDE_*`, see `hideSettings`). */
   hide: HideSettings;
@@ -187,6 +205,7 @@ export function sessionLabel(command: string, args: readonly string[], redacted:
  * never touches their bytes.
  */
 export class RelayRecorder {
+  /** The id of the run this session is recorded as. */
   readonly runId: string;
   readonly #reporter: Reporter;
   readonly #events: RunEvents;

@@ -7,7 +7,7 @@ import type { InstanceError, NodeDeclaration, RunEvent } from './events.js';
  * for six or seven events: the run started, its root (the server node)
  * started, the call started and ended (one `instance.completed`, or a start
  * and an `instance.error`), the root ended, the run finished. Readers
- * expand it back ({@link expandCompletedRun}); nothing past the ingest
+ * expand it back (`expandCompletedRun`); nothing past the ingest
  * reader and the log loader knows it exists.
  *
  * Its fields are all at the top level, so a reporter can write the parts
@@ -15,7 +15,9 @@ import type { InstanceError, NodeDeclaration, RunEvent } from './events.js';
  * from bytes it keeps.
  */
 export interface CompletedRun {
+  /** Always {@link COMPLETED_RUN}. */
   type: typeof COMPLETED_RUN;
+  /** The run's id. */
   runId: string;
   /** The run.started's seq; the events after it take the next ones. */
   seq: number;
@@ -23,14 +25,26 @@ export interface CompletedRun {
   t: number;
   /** When the call (and the run) ended. */
   endT: number;
+  /** The run's name, as its `run.started` gives it. */
   name: string;
+  /** The run's source, as its `run.started` gives it. */
   source: string;
+  /** The run's metadata, as its `run.started` gives it. */
   meta: Record<string, unknown>;
   /** The run's root: `{ instanceId, node, input }`. */
-  root: { instanceId: string; node: NodeDeclaration; input?: unknown };
-  /** The call's instance, node and input. */
+  root: {
+    /** The root's instance. */
+    instanceId: string;
+    /** The root's node (the server node). */
+    node: NodeDeclaration;
+    /** The root's input. */
+    input?: unknown;
+  };
+  /** The call's instance. */
   instanceId: string;
+  /** The call's node. */
   node: NodeDeclaration;
+  /** The call's input. */
   input?: unknown;
   /** What it answered (kept with an error too, as a failed tool result is). */
   output?: unknown;

@@ -45,8 +45,11 @@ export interface ReporterOptions {
 
 /** A decision pushed by the server for one of this reporter's holds. */
 export interface DecisionMessage {
+  /** The hold decided. */
   holdId: string;
+  /** What the user decided. */
   action: HoldAction;
+  /** The injected value, for `inject`. */
   value?: unknown;
 }
 
@@ -198,7 +201,9 @@ class RunState {
  * was deleted while live, or another connection reports it).
  */
 export class Reporter extends EventEmitter {
+  /** The debugger's port: the `url` option's when one is given, else the `port` option (default 4747). */
   readonly port: number;
+  /** Where the debugger's token file is read from. */
   readonly dataDir: string;
   /** The one address to use, when given a URL (else both loopbacks are tried). */
   readonly #target: IngestTarget | undefined;

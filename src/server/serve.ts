@@ -43,16 +43,21 @@ export interface ServeOptions {
 
 /** A running debugger server. */
 export interface GraphmindServer {
+  /** The port it listens on (the one picked, when asked for port 0). */
   readonly port: number;
+  /** The loopback address it listens on: `127.0.0.1` or `::1` (no brackets). */
   readonly host: string;
   /** The viewer's URL, e.g. `http://127.0.0.1:4747`. */
   readonly url: string;
+  /** The token every API, live feed and ingest request must present. */
   readonly token: string;
   /** Where the token was written, or null when it came from GRAPHMIND_TOKEN. */
   readonly tokenFile: string | null;
+  /** The data directory: the token file and the run logs (under `runs/`). */
   readonly dataDir: string;
   /** Lines of run logs that could not be read on load (a torn last line, say). */
   readonly skippedLogLines: number;
+  /** Stop: close the live feeds and reporter connections, then the server, then the run store. */
   close(): Promise<void>;
 }
 
@@ -60,6 +65,7 @@ export interface GraphmindServer {
 export class ServeError extends Error {
   constructor(
     message: string,
+    /** Why: the port is taken (`EADDRINUSE`), the host is not loopback (`EHOST`), or listening failed otherwise (`ELISTEN`). */
     readonly code: 'EADDRINUSE' | 'EHOST' | 'ELISTEN',
   ) {
     super(message);

@@ -39,7 +39,9 @@ export interface ClassifierOptions {
  * logger's one-object line, say), is `noise`.
  */
 export class Classifier extends Transform {
+  /** Which way the frames travel. */
   readonly direction: Direction;
+  /** The request/response table this classifier records requests in and matches responses against. */
   readonly correlator: Correlator;
   readonly #onFrame: ((frame: Frame) => void) | undefined;
   /** Reads the line currently arriving in pieces, if any. */
@@ -54,6 +56,7 @@ export class Classifier extends Transform {
     this.#onFrame = options.onFrame;
   }
 
+  /** Node's Transform hook: classify the batch in place (see {@link Classifier.classifyBatch}) and pass it on. */
   override _transform(batch: FrameBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.classifyBatch(batch);
     callback(null, batch);

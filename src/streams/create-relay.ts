@@ -59,11 +59,17 @@ export interface RelayOptions {
  * through `done` (the writer also emits `'finish'` then).
  */
 export interface RelayDirection {
+  /** Which way this direction's frames travel. */
   readonly direction: Direction;
+  /** Stage 1: bytes in, one frame per line. */
   readonly framer: LineFramer;
+  /** Stage 2: annotates each frame (type, method, id, node, request); shares the relay's correlator. */
   readonly classifier: Classifier;
+  /** Stage 3: asks the relay's gate about each frame and holds what it holds. */
   readonly gate: GateTransform;
+  /** Stage 4: gives the frames made by a decision their bytes. */
   readonly lifter: Lifter;
+  /** Stage 5: writes each frame's bytes to the other peer. */
   readonly writer: FrameWriter;
   /** Settles when this direction has ended (rejects if it failed). */
   readonly done: Promise<void>;

@@ -29,6 +29,7 @@ export interface FrameWriterOptions {
  * backpressure up the pipeline to the source.
  */
 export class FrameWriter extends Writable {
+  /** Where the bytes go; its errors destroy this writer. */
   readonly destination: NodeJS.WritableStream & Writable;
   readonly #end: boolean;
   /** The bytes written last stopped inside a line: its end has not gone out yet. */
@@ -75,6 +76,7 @@ export class FrameWriter extends Writable {
     return dest.write(view);
   }
 
+  /** Node's Writable hook: write the batch (see {@link FrameWriter.writeBatch}), calling back at once or once the destination drains. */
   override _write(batch: FrameBatch, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (this.writeBatch(batch)) callback();
     else this.whenDrained(callback);
@@ -138,6 +140,7 @@ export class FrameWriter extends Writable {
     dest.on('close', done);
   }
 
+  /** Node's Writable hook at the end: write the lines still waiting, then end the destination unless the `end` option was `false`. */
   override _final(callback: (error?: Error | null) => void): void {
     // A line left unfinished at the end: what waited for it goes out after all.
     for (const raw of this.#waiting) if (!this.destination.writableEnded && !this.destination.destroyed) this.destination.write(raw);

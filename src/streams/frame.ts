@@ -26,12 +26,25 @@ export type JsonRpcId = string | number | null;
 
 /** The JSON-RPC message of a frame, parsed from a copy of its bytes. */
 export interface JsonRpcMessage {
+  /** The protocol version, `"2.0"` (the classifier takes a line with any other for noise). */
   jsonrpc: string;
+  /** The id of a request or a response; absent on a notification. */
   id?: JsonRpcId;
+  /** The method of a request or a notification. */
   method?: string;
+  /** The parameters of a request or a notification. */
   params?: unknown;
+  /** The result of a successful response. */
   result?: unknown;
-  error?: { code?: number; message?: string; data?: unknown };
+  /** The error of a failed response. */
+  error?: {
+    /** The JSON-RPC error code. */
+    code?: number;
+    /** The error's short description. */
+    message?: string;
+    /** Anything else the peer attached to the error. */
+    data?: unknown;
+  };
   [key: string]: unknown;
 }
 
@@ -39,6 +52,7 @@ export interface JsonRpcMessage {
 export interface NodeRef {
   /** Stable per logical node, e.g. `tool:echo` or `mcp:initialize`. */
   nodeId: string;
+  /** What sort of node it is, e.g. `tool` for `tools/call`, `llm` for sampling, `custom` for protocol methods. */
   kind: 'server' | 'tool' | 'resource' | 'prompt' | 'llm' | 'custom';
   /** The parent's nodeId: `mcp:session` or `mcp:protocol`. */
   parent: string;
@@ -55,6 +69,7 @@ export interface NodeRef {
 export interface Frame {
   /** The exact bytes: one line with its `\n` (and any `\r`), or a raw chunk. */
   raw: Buffer;
+  /** Which way the frame travels. */
   direction: Direction;
   /** Per-direction sequence number, from 1. */
   seq: number;
@@ -108,6 +123,7 @@ export interface Frame {
    * JSON text without parsing the frame.
    */
   payloadStart: number;
+  /** The end (exclusive) of the byte range that starts at `payloadStart`; `-1` when there is none. */
   payloadEnd: number;
   /**
    * The execution this request or notification was recorded as, set by an
@@ -139,6 +155,7 @@ export interface Frame {
  * typed by the user, or the abort error), or a notification's replacement.
  */
 export interface MadeFrame {
+  /** The decision's outcome that this frame carries out. */
   outcome: Extract<Outcome, { kind: 'answer' | 'answer-frame' | 'fail' | 'replace' }>;
   /** The call an answer answers: its id is the answer's, its method shapes a lifted result. */
   request: Frame;

@@ -8,6 +8,7 @@ import type { Direction, Frame, FrameBatch } from './frame.js';
  * `[]` to drop it.
  */
 export interface FrameGate {
+  /** Pass `frame` at once (`undefined`), or hold it: the promise settles with what goes on in its place. */
   check(frame: Frame): Promise<readonly Frame[]> | undefined;
   /**
    * Could a frame travelling in `direction` be held right now? When this
@@ -42,6 +43,7 @@ export interface GateTransformOptions {
  * fails open.
  */
 export class GateTransform extends Transform {
+  /** The gate asked about each frame; while `undefined`, every frame passes. */
   gate: FrameGate | undefined;
 
   constructor(options: GateTransformOptions = {}) {
@@ -50,6 +52,7 @@ export class GateTransform extends Transform {
     this.gate = options.gate;
   }
 
+  /** Node's Transform hook: pass the batch through the gate (see {@link GateTransform.passBatch}), calling back once the whole batch has gone on. */
   override _transform(batch: FrameBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
     const forward = (frames: FrameBatch): void => {
       this.push(frames);

@@ -39,6 +39,7 @@ export class Lifter extends Transform {
     super({ objectMode: true, readableHighWaterMark: hwm, writableHighWaterMark: hwm });
   }
 
+  /** Node's Transform hook: give made frames their bytes (see {@link Lifter.lift}) and pass the batch on. */
   override _transform(batch: FrameBatch, _encoding: BufferEncoding, callback: TransformCallback): void {
     callback(null, this.lift(batch));
   }

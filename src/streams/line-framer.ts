@@ -62,7 +62,9 @@ export interface LineFramerOptions {
  * `maxFrameBytes`; from then on every chunk is passed on as a `raw` frame.
  */
 export class LineFramer extends Transform {
+  /** Which way the frames travel; stamped on every frame. */
   readonly direction: Direction;
+  /** Largest line assembled into a frame (see {@link LineFramerOptions.maxFrameBytes}). */
   readonly maxFrameBytes: number;
   #parts: Buffer[] = [];
   #partBytes = 0;
@@ -101,6 +103,7 @@ export class LineFramer extends Transform {
     return this.#degraded;
   }
 
+  /** Node's Transform hook: frame one chunk (see {@link LineFramer.frame}) and push the batch it completed. */
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     const batch = this.frame(chunk);
     if (batch !== undefined) this.push(batch);
@@ -255,6 +258,7 @@ export class LineFramer extends Transform {
     this.#keptBytes = 0;
   }
 
+  /** Node's Transform hook at the end of input: push the last bytes (see {@link LineFramer.frameEnd}). */
   override _flush(callback: TransformCallback): void {
     const batch = this.frameEnd();
     if (batch !== undefined) this.push(batch);
