@@ -1,12 +1,10 @@
-import { appendFileSync, closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, unlinkSync, type Stats } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { expandCompletedGroup } from '../report/completed-group.js';
 import { RUN_ID_PATTERN, type RunEvent, type RunSummary } from '../report/events.js';
 import type { BatchText } from './batch-text.js';
 import { LogFiles, MAX_OPEN_LOGS } from './log-files.js';
-import { readLines } from './log-lines.js';
+import { readRunLog } from './read-run-log.js';
 import { RunState } from './run-state.js';
-import { validateEvent } from './validate-event.js';
 
 /** A live run's log: its file, and the lines appended since the last write. */
 interface RunLog {
@@ -106,59 +104,14 @@ export class RunStore {
     return { runs: this.#runs.size, skippedLines };
   }
 
-  /** Rebuild one run from its log, line by line; returns how many lines were unreadable. */
+  /** Rebuild one run from its log, line by line (see `readRunLog`); returns how many lines were unreadable. */
   #loadLog(runId: string, file: string): number {
-    let fd: number;
-    try {
-      // Non-blocking: opening a FIFO would otherwise wait for a writer, and startup with it.
-      fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    } catch (error) {
-      this.#warn(`skipped ${file}: cannot open it (${errorText(error)})`);
+    const read = readRunLog(file, runId);
+    if (!read.ok) {
+      this.#warn(`skipped ${file}: ${read.reason}`);
       return 0;
     }
-    let skippedLines = 0;
-    let state: RunState | undefined;
-    let endedLast = false;
-    let endsWithNewline = true;
-    try {
-      const stats = fstatSync(fd);
-      if (!stats.isFile()) {
-        // A device would never end (/dev/zero), a FIFO never start.
-        this.#warn(`skipped ${file}: it is ${fileKind(stats)}, not a regular file`);
-        return 0;
-      }
-      const read = readLines(fd, (bytes) => {
-        if (bytes.length === 0) return;
-        const events: RunEvent[] = [];
-        try {
-          // A line is an event, or a group of calls that stands for several (report/completed-group.ts).
-          const items = expandCompletedGroup(JSON.parse(bytes.toString('utf8')));
-          for (const item of items ?? [undefined]) {
-            // The same check as on ingest: a damaged or edited log cannot hold what a reporter could not send.
-            const event = validateEvent(item);
-            if (event === undefined || event.runId !== runId) break;
-            events.push(event);
-          }
-          if (items === undefined || events.length !== items.length) throw new Error('not an event');
-        } catch {
-          skippedLines++;
-          return;
-        }
-        for (const event of events) {
-          state ??= new RunState(runId, event.t);
-          state.apply(event);
-          endedLast = event.type === 'run.finished';
-        }
-      });
-      skippedLines += read.tooLong;
-      endsWithNewline = read.endsWithNewline;
-    } catch (error) {
-      this.#warn(`skipped ${file}: cannot read it (${errorText(error)})`);
-      return 0;
-    } finally {
-      closeSync(fd);
-    }
-    if (!endsWithNewline) {
+    if (!read.endsWithNewline) {
       // A torn last line has no newline: end it, so what is appended next starts a line of its own.
       try {
         appendFileSync(file, '\n');
@@ -166,13 +119,12 @@ export class RunStore {
         this.#warn(`cannot end the torn last line of ${file} (${errorText(error)})`);
       }
     }
-    if (state === undefined) return skippedLines;
-    // Events after its end: it was reclaimed (a reclaim is not logged), so it was live when the old server stopped.
-    if (!endedLast) state.resume();
-    // Its reporter is gone with the old server; it may still reclaim it.
-    state.abandon(state.lastT);
+    // A run whose log does not end with its end was live when the old server stopped: readRunLog made it live
+    // again and abandoned it (its reporter is gone with the old server; it may still reclaim it).
+    const state = read.state;
+    if (state === undefined) return read.skippedLines;
     this.#runs.set(runId, state);
-    return skippedLines;
+    return read.skippedLines;
   }
 
   /** Run summaries, newest first (runs that started in the same millisecond: the one recorded last first; see {@link #newestFirst}). */
@@ -385,16 +337,6 @@ export class RunStore {
       this.#onRetentionDelete?.(state.summary.runId);
     }
   }
-}
-
-/** What a file that is not a regular file is, for a warning. */
-function fileKind(stats: Stats): string {
-  if (stats.isDirectory()) return 'a directory';
-  if (stats.isFIFO()) return 'a FIFO';
-  if (stats.isSocket()) return 'a socket';
-  if (stats.isCharacterDevice()) return 'a character device';
-  if (stats.isBlockDevice()) return 'a block device';
-  return 'something else';
 }
 
 function errorText(error: unknown): string {

@@ -1,24 +1,28 @@
 /**
- * One run's log read back, read-only: the server's own pieces (the line
- * reader, the group expansion, the event check and the replay in
- * `RunState`) applied the way its start-up load applies them, so a run
- * read here is the run the server would serve after a restart. Unlike the
- * server this never writes: a torn last line is skipped (or applied, when
- * it happens to be whole JSON) without being ended on disk.
+ * One run's log read back, read-only: the line reader, the expansion of
+ * groups and completed runs, the event check and the replay in `RunState`.
+ * The server's start-up load uses it (and then ends a torn last line on
+ * disk, see `RunStore`), and so does `graphmind mcp` reading a data
+ * directory with no server running, which never writes: a run read either
+ * way is the same run.
  *
  * @module
  */
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import { expandCompletedGroup } from '../report/completed-group.js';
 import type { RunEvent } from '../report/events.js';
-import { readLines } from '../server/log-lines.js';
-import { RunState } from '../server/run-state.js';
-import { validateEvent } from '../server/validate-event.js';
+import { readLines } from './log-lines.js';
+import { RunState } from './run-state.js';
+import { validateEvent } from './validate-event.js';
 
 /** A run log after {@link readRunLog}. */
 export type RunLogRead =
-  /** Read: the run (undefined when the log held no event of it) and how many lines could not be used. */
-  | { ok: true; state: RunState | undefined; skippedLines: number; stats: Stats }
+  /**
+   * Read: the run (undefined when the log held no event of it), how many
+   * lines could not be used, and whether the file ends with a newline (a
+   * torn last line does not).
+   */
+  | { ok: true; state: RunState | undefined; skippedLines: number; stats: Stats; endsWithNewline: boolean }
   /** Not read: why, in a few words (not a regular file, cannot open or read it). */
   | { ok: false; reason: string };
 
@@ -60,7 +64,8 @@ export function readRunLog(file: string, runId: string): RunLogRead {
   }
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile()) return { ok: false, reason: 'it is not a regular file' };
+    // A device would never end (/dev/zero), a FIFO never start.
+    if (!stats.isFile()) return { ok: false, reason: `it is ${fileKind(stats)}, not a regular file` };
     let state: RunState | undefined;
     let skippedLines = 0;
     let endedLast = false;
@@ -83,7 +88,7 @@ export function readRunLog(file: string, runId: string): RunLogRead {
       if (!endedLast) run.resume();
       run.abandon(run.lastT);
     }
-    return { ok: true, state: run, skippedLines, stats };
+    return { ok: true, state: run, skippedLines, stats, endsWithNewline: read.endsWithNewline };
   } catch (error) {
     return { ok: false, reason: `cannot read it (${errorText(error)})` };
   } finally {
@@ -93,4 +98,14 @@ export function readRunLog(file: string, runId: string): RunLogRead {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** What a file that is not a regular file is, for a warning. */
+function fileKind(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  return 'something else';
 }
