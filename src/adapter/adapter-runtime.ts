@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { DebuggerGate } from '../gates/debugger-gate.js';
 import type { PendingHold } from '../gates/gate.js';
 import { loopAllowList } from '../gates/loop-detector.js';
-import { hideSettings, type HideSettings } from '../report/hide.js';
+import { HIDDEN, hideSettings, type HideSettings } from '../report/hide.js';
 import { Reporter } from '../report/reporter.js';
 import type { GraphmindOptions } from './adapter-options.js';
 import { DetachedCalls, type DetachedCall } from './detached-calls.js';
@@ -145,6 +145,11 @@ export class AdapterRuntime {
     if (this.#disposed) return;
     this.#detached.push(call);
     if (this.core.armed) this.#detached.replay();
+  }
+
+  /** An input (a call's arguments, a sampling request) as the record keeps it: `[hidden]` under `GRAPHMIND_HIDE_INPUTS`. */
+  recordedInput(input: unknown): unknown {
+    return this.hide.inputs ? HIDDEN : input;
   }
 
   /** True once {@link AdapterRuntime.dispose} ran: wrapped servers then run as if unwrapped. */

@@ -79,7 +79,7 @@ function replayOne(call: DetachedCall): void {
     state,
     `${site.method}:${site.node.label}`,
     { connection: call.connection, sessionId: call.sessionId },
-    { instanceId, node: site.node, input: call.input },
+    { instanceId, node: site.node, input: runtime.recordedInput(call.input) },
     call.startedAt,
   );
   const answer: AnswerRecord = call.threw

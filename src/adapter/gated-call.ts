@@ -65,7 +65,7 @@ export class GatedCall {
     const count = ++runtime.stats.calls;
     this.instanceId = `${connection}:${this.requestId ?? `call${count}`}`;
     // Nothing goes out yet: a quick call nobody holds is sent whole when it ends (see CallRun).
-    this.run = new CallRun(runtime, server, `${site.method}:${site.node.label}`, { connection, sessionId: sessionIdOf(context) }, { instanceId: this.instanceId, node: site.node, input });
+    this.run = new CallRun(runtime, server, `${site.method}:${site.node.label}`, { connection, sessionId: sessionIdOf(context) }, { instanceId: this.instanceId, node: site.node, input: runtime.recordedInput(input) });
     runtime.inFlight.add(this);
   }
 

@@ -37,8 +37,9 @@ export async function gatedSampling(server: ServerState, parent: GatedCall | und
   const instanceId = issuer?.nestedId('sampling') ?? `${server.connection}:sampling:${runtime.stats.sampling}`;
   const node: NodeDeclaration = { nodeId: 'llm:sampling', kind: 'llm', parent: issuer?.site.node.nodeId ?? server.node.nodeId, label: 'sampling' };
   // Nested under the call that sent it (whose run now shows live), or a small run of its own.
-  const run = issuer?.run ?? new CallRun(runtime, server, METHOD, { connection: server.connection }, { instanceId, node, input: params });
-  if (issuer !== undefined) run.started(instanceId, node, params);
+  const input = runtime.recordedInput(params);
+  const run = issuer?.run ?? new CallRun(runtime, server, METHOD, { connection: server.connection }, { instanceId, node, input });
+  if (issuer !== undefined) run.started(instanceId, node, input);
   const finish = (failed: boolean, output: unknown, error?: InstanceError): void => {
     if (issuer === undefined) {
       run.complete(failed ? { failed, output, error: error as InstanceError } : { failed, output });

@@ -50,10 +50,19 @@ export function wrapServer<T extends object>(runtime: AdapterRuntime, target: T)
   return proxy as T;
 }
 
-/** A handler (a registered callback) gated as `site`. */
-function gatedCallback(state: ServerState, site: CallSite, callback: AnyFunction): AnyFunction {
+/**
+ * The node a registration stands for now: a rename (`update({ name })`)
+ * changes it for the callback already registered too.
+ */
+interface SiteRef {
+  current: CallSite;
+}
+
+/** A handler (a registered callback) gated as the registration's current site. */
+function gatedCallback(state: ServerState, ref: SiteRef, callback: AnyFunction): AnyFunction {
   return function gated(this: unknown, ...args: unknown[]): unknown {
     if (state.runtime.disposed) return callback.apply(this, args);
+    const site = ref.current;
     const { context, input, uri } = callShape(site, args);
     return begin(state, site, input, context, uri, callback, this, args);
   };
@@ -102,18 +111,21 @@ function registrationMethod(key: string): CallSite['method'] {
  * gated too: the 2.x SDK builds a tool's executor from the callback when it
  * is registered or updated, so a callback must be wrapped on its way in.
  */
-function registeredView(registered: unknown, state: ServerState, site: CallSite): unknown {
+function registeredView(registered: unknown, state: ServerState, ref: SiteRef): unknown {
   if (!isObject(registered) || typeof registered.update !== 'function') return registered;
-  let current = site;
   return new Proxy(registered, {
     get(target, key, receiver) {
       if (key !== 'update') return Reflect.get(target, key, receiver);
       return (updates: unknown): unknown => {
         const update = target.update as AnyFunction;
         if (!isObject(updates)) return update.call(target, updates);
-        if (typeof updates.name === 'string') current = state.site(current.method, updates.name, { template: current.template, remember: true });
-        if (typeof updates.callback !== 'function') return update.call(target, updates);
-        return update.call(target, { ...updates, callback: gatedCallback(state, current, updates.callback as AnyFunction) });
+        const result = typeof updates.callback === 'function' ? update.call(target, { ...updates, callback: gatedCallback(state, ref, updates.callback as AnyFunction) }) : update.call(target, updates);
+        // Renamed (or removed, 1.x: `name: null`) once the SDK took it: the graph hint and the calls follow.
+        if ('name' in updates && updates.name !== ref.current.node.label) {
+          state.forget(ref.current.node.nodeId);
+          if (typeof updates.name === 'string') ref.current = state.site(ref.current.method, updates.name, { template: ref.current.template, remember: true });
+        }
+        return result;
       };
     },
   });
@@ -138,10 +150,10 @@ function mcpServerProxy(state: ServerState, target: object): object {
       const callback = args[last];
       const name = args[0];
       if (runtime.disposed || typeof callback !== 'function' || typeof name !== 'string') return original.apply(this, args);
-      const site = state.site(method, name, { template: method === 'resources/read' && typeof args[1] !== 'string', remember: true });
+      const ref: SiteRef = { current: state.site(method, name, { template: method === 'resources/read' && typeof args[1] !== 'string', remember: true }) };
       const gatedArgs = [...args];
-      gatedArgs[last] = gatedCallback(state, site, callback as AnyFunction);
-      return registeredView(original.apply(this, gatedArgs), state, site);
+      gatedArgs[last] = gatedCallback(state, ref, callback as AnyFunction);
+      return registeredView(original.apply(this, gatedArgs), state, ref);
     };
     registrations.set(key, wrapper);
     return wrapper;

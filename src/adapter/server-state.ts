@@ -126,4 +126,9 @@ export class ServerState {
     if (options.remember === true) this.surface.set(node.nodeId, node);
     return options.template === true ? { method, node, template: true } : { method, node };
   }
+
+  /** A registration renamed or removed: its old node leaves the graph hint. */
+  forget(nodeId: string): void {
+    this.surface.delete(nodeId);
+  }
 }
