@@ -13,6 +13,7 @@ import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import t from 'tap';
 import {
+  ABORT,
   RunWatch,
   STDIO_SERVER,
   adapterEnv,
@@ -26,6 +27,7 @@ import {
   later,
   lineSession,
   setBreakpoints,
+  settle,
   sleep,
   startDebugger,
   text,
@@ -115,6 +117,10 @@ t.test('2.x serveStdio on 2026-07-28 with a pinned 2.x client: a bare injected v
     { content: [{ type: 'text', text: '{"count":5,"label":"injected"}' }], structuredContent: { count: 5, label: 'injected' } },
     'an object is lifted with structuredContent, and the outputSchema accepts it',
   );
+  const aborted = later(client.callTool({ name: 'echo', arguments: { text: 'b' } }));
+  const abortHold = await waitForHold(serve, { nodeId: 'tool:echo' });
+  await decide(serve, abortHold.holdId, 'abort');
+  t.match(await settle(aborted), { ok: false, code: ABORT }, 'an abort reaches the 2026 client as -32099');
   const run = await finishedRun(serve, hold.runId);
   t.equal(run.name, 'tools/call:echo');
   t.strictSame(instanceOf(run, 'tool:echo').output, text('modern bare value'), 'the run records the lifted value as the adapter returned it');

@@ -363,5 +363,12 @@ t.test('a server connected before it was wrapped: what is registered through the
     await decide(serve, hold.holdId, 'inject', 'injected late');
     t.strictSame(await pending, text('injected late'), `SDK ${k.label}: held and injected`);
     t.strictSame(await client.callTool({ name: 'early', arguments: {} }), text('early'), 'what was registered before wrapping runs as it was');
+    // The SDK's dispatch was set up on the unwrapped object, so an abort cannot get past McpServer's
+    // own catch: the closest the SDK allows is its isError result, carrying the abort's message.
+    const aborted = later(client.callTool({ name: 'late', arguments: {} }));
+    const abortHold = await waitForHold(serve, { nodeId: 'tool:late' });
+    await decide(serve, abortHold.holdId, 'abort');
+    t.strictSame(await aborted, { content: [{ type: 'text', text: 'Aborted in the GraphMind debugger' }], isError: true }, 'an abort: an isError result with the abort message');
+    t.match(instanceOf(await finishedRun(serve, abortHold.runId), 'tool:late'), { status: 'error', error: { name: 'Aborted', code: ABORT } }, 'recorded as aborted');
   }
 });
