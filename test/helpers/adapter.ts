@@ -5,9 +5,7 @@
 // developer's debugger on 4747), and the runs the debugger recorded.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client as ClientV2, InMemoryTransport as InMemoryV2Client } from '@modelcontextprotocol/client';
 import { McpServer as McpServerV2, ResourceTemplate as ResourceTemplateV2, Server as ServerV2 } from '@modelcontextprotocol/server';
@@ -24,10 +22,12 @@ import * as Types126 from 'sdk-1-26/types.js';
 import * as z from 'zod';
 import { graphmind, type Graphmind, type GraphmindOptions } from '../../src/adapter/index.js';
 import type { Breakpoints, Hold } from '../../src/report/events.js';
-import { CLI, NO_DEBUGGER_PORT } from './cli.js';
+import { NO_DEBUGGER_PORT } from './cli.js';
+import { serveOnPort } from './graph.js';
 import { sleep, waitFor, waitForAsync, type Teardown } from './gates.js';
 import { api, type ServeProcess } from './serve.js';
 
+export { freePort } from './graph.js';
 export { ABORT, decide, listHolds, rejection, setBreakpoints, sleep, startDebugger, waitFor, waitForAsync, waitForHold } from './gates.js';
 export type { ServeProcess } from './serve.js';
 
@@ -423,15 +423,6 @@ export function impureLines(stdout: Buffer): string[] {
   return bad;
 }
 
-/** A free loopback port (bound for a moment, then released). */
-export async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** A TCP listener that counts the connections made to it (to show that nothing touched the network); closed on teardown. */
 export async function connectionCounter(t: Teardown): Promise<{ port: number; count(): number }> {
   let count = 0;
@@ -446,37 +437,12 @@ export async function connectionCounter(t: Teardown): Promise<{ port: number; co
 
 /**
  * `graphmind serve --port <port> --data-dir <dataDir>` (a fixed port, for a
- * debugger started after the adapter); resolves once it listens. Stopped on
- * teardown.
+ * debugger started after the adapter), as a {@link ServeProcess}; resolves
+ * once it listens, stopped on teardown.
  */
 export async function startServeOn(t: Teardown, port: number, dataDir: string): Promise<ServeProcess> {
-  const env = { ...process.env };
-  delete env.GRAPHMIND_TOKEN;
-  delete env.GRAPHMIND_DATA_DIR;
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--data-dir', dataDir], { stdio: 'pipe', env });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-  const exited = once(child, 'close').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
-  const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill(signal);
-      await exited;
-    }
-  };
-  t.teardown(() => stop());
-  await waitFor(() => /debugger listening on/.test(out) || child.exitCode !== null, 15_000, 'graphmind serve to listen');
-  if (child.exitCode !== null) throw new Error(`graphmind serve exited: ${err}`);
-  return {
-    port,
-    url: `http://127.0.0.1:${port}`,
-    dataDir,
-    token: readFileSync(join(dataDir, 'token'), 'utf8').trim(),
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    exited,
-    stop,
-  };
+  const serve = await serveOnPort(port, dataDir);
+  t.teardown(() => serve.stop());
+  const exited = once(serve.child, 'close').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  return { ...serve, url: `http://127.0.0.1:${port}`, stdout: () => '', stderr: () => '', exited, stop: () => serve.stop() };
 }
