@@ -209,6 +209,22 @@ t.test('SDK 2.4.0: the low-level (method, { params }, handler) form gets validat
   t.strictSame(instanceOf(run, 'tool:checked').input, { q: 1 });
 });
 
+t.test('SDK 2.4.0: custom request methods are not gated, whatever they are called', async (t) => {
+  await setBreakpoints(serve, breakpoints());
+  const k = kit('2.4.0');
+  const gm = await adapter(t, serve);
+  const server = gm.wrapServer(k.lowServer('custom'));
+  // Names that an object's prototype also has must not pass for tools/call, resources/read or prompts/get.
+  for (const method of ['toString', 'constructor', 'acme/thing']) {
+    server.setRequestHandler(method, { params: z.object({}) }, () => ({ method }));
+  }
+  const client = await connectInMemory(t, k, server);
+  for (const method of ['toString', 'constructor', 'acme/thing']) {
+    t.strictSame(await client.request({ method, params: {} }, z.object({ method: z.string() })), { method }, `${method}: answered as usual`);
+  }
+  t.equal(gm.session.stats.calls, 0, 'and none of them was taken for a gated call');
+});
+
 t.test('custom events: a log line on the node of the call running now', async (t) => {
   await setBreakpoints(serve, breakpoints());
   const k = kit('1.32.2');

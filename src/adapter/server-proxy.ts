@@ -227,7 +227,7 @@ function handlersView(runtime: AdapterRuntime, map: Map<unknown, unknown>, scope
         return (method: unknown): unknown => {
           const handler = m.get(method);
           // Detached, nothing can hold or be decided: the SDK's own handler, with no scope to carry.
-          if (typeof handler !== 'function' || !runtime.core.armed || typeof method !== 'string' || !(method in GATED_METHODS)) return handler;
+          if (typeof handler !== 'function' || !runtime.core.armed || typeof method !== 'string' || !Object.hasOwn(GATED_METHODS, method)) return handler;
           let wrapper = scoped.get(handler);
           if (wrapper === undefined) {
             wrapper = inScope(handler as AnyFunction);
@@ -298,7 +298,7 @@ function serverProxy(state: ServerState, target: object, direct: boolean): objec
     // (method or schema, handler), or 2.x (method, { params }, handler) whose handler gets the validated params.
     const paramsOnly = args.length >= 3 && typeof third === 'function';
     const handler = paramsOnly ? third : second;
-    if (runtime.disposed || method === undefined || !(method in GATED_METHODS) || typeof handler !== 'function') return original.apply(this, args);
+    if (runtime.disposed || method === undefined || !Object.hasOwn(GATED_METHODS, method) || typeof handler !== 'function') return original.apply(this, args);
     const gatedMethod = method as CallSite['method'];
     const gated = function gatedHandler(this: unknown, request: unknown, ...rest: unknown[]): unknown {
       const params = paramsOnly ? request : isObject(request) ? request.params : undefined;
