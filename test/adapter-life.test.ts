@@ -157,7 +157,7 @@ t.test('the debugger killed mid-hold: every held handler goes on promptly', asyn
       await doomed.stop('SIGKILL');
       t.strictSame(await Promise.all([one, two, asks]), [text('echo one'), text('echo two'), text('sampled by the client')], 'each goes on to its real answer');
       const took = Date.now() - killed;
-      t.ok(took < 1500, `within ${took} ms of the kill`);
+      t.ok(took < 2500, `within ${took} ms of the kill`);
       t.equal(gm.session.attached, false, 'detached');
       t.strictSame(await client.callTool({ name: 'echo', arguments: { text: 'after' } }), text('echo after'), 'and later calls are not held');
     } else {
