@@ -22,6 +22,29 @@ export interface RunSummary {
   /** ISO 8601. */
   startedAt: string;
   endedAt: string | null;
+  /**
+   * The adapter connection the run belongs to: set by the server on
+   * `mcp-adapter` runs whose `meta` names a `server` and a `connection`
+   * (one per request, plus the connection's `mcp:connect` run), absent on
+   * every other run. Runs with the same `id` came over one connection of
+   * one server: the same `meta.server` and `meta.connection`, reported by
+   * the same process (the bundled reporter's run ids say which; two
+   * processes both have a `c1`). `sessionId` is the run's `meta.sessionId`
+   * (the HTTP session) when it has one; the connection's `mcp:connect` run,
+   * made before any request, has none, so it does not split the group.
+   * The viewer lists a group as one row. An extension of the summary: a
+   * client that does not know it can ignore it.
+   */
+  group?: {
+    /** Equal for the runs of one connection; compare this, not the parts. Opaque. */
+    id: string;
+    /** `meta.server`: the MCP server's name. */
+    server: string;
+    /** `meta.connection`: `c1`, `c2`, … in the order the server process connected. */
+    connection: string;
+    /** `meta.sessionId`: the transport's session (Streamable HTTP), when there is one. */
+    sessionId?: string;
+  };
 }
 
 /** A run with everything recorded in it. */

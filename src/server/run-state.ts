@@ -1,5 +1,49 @@
-import type { Run } from '../report/events.js';
+import type { Run, RunEvent, RunSummary } from '../report/events.js';
 import { isoTime, RunReplay } from '../report/run-replay.js';
+
+/** A run's {@link RunSummary.group}. */
+export type RunGroup = NonNullable<RunSummary['group']>;
+
+/**
+ * The bundled reporter's run ids: `run_<time, base 36>_<16 characters drawn
+ * once per process>` and a count (report/reporter.ts `newRunId`). The 16
+ * characters tell two processes apart; any other id says nothing of its
+ * process.
+ */
+const REPORTER_RUN_ID = /^run_[0-9a-z]+_([A-Za-z0-9_-]{16})[0-9a-z]+$/;
+
+/** Text up to this long names a server, connection or session in a group; longer is no group. */
+const GROUP_PART_MAX = 512;
+
+/** The last group made: the runs of one connection come in a row, and share it (a summary never changes it in place). */
+let lastGroup: { origin: string; group: RunGroup } | undefined;
+
+function groupPart(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' && value.length <= GROUP_PART_MAX ? value : undefined;
+}
+
+/**
+ * The adapter connection a run belongs to ({@link RunSummary.group}):
+ * for an `mcp-adapter` run whose meta has a `server` and a `connection`
+ * (non-empty strings), else undefined. Pure, apart from sharing the last
+ * group made with the next run of the same connection.
+ */
+export function runGroup(runId: string, source: string, meta: Record<string, unknown>): RunGroup | undefined {
+  if (source !== 'mcp-adapter') return undefined;
+  const server = groupPart(meta.server);
+  const connection = groupPart(meta.connection);
+  if (server === undefined || connection === undefined) return undefined;
+  const sessionId = groupPart(meta.sessionId);
+  const origin = REPORTER_RUN_ID.exec(runId)?.[1] ?? '';
+  const last = lastGroup;
+  if (last !== undefined && last.origin === origin && last.group.server === server && last.group.connection === connection && last.group.sessionId === sessionId) {
+    return last.group;
+  }
+  const group: RunGroup = { id: JSON.stringify([server, connection, origin]), server, connection };
+  if (sessionId !== undefined) group.sessionId = sessionId;
+  lastGroup = { origin, group };
+  return group;
+}
 
 /**
  * One run as the server keeps it: the replay of its events (the same
@@ -10,6 +54,17 @@ import { isoTime, RunReplay } from '../report/run-replay.js';
 export class RunState extends RunReplay {
   constructor(runId: string, t: number) {
     super({ runId, name: runId, source: 'unknown', status: 'running', startedAt: isoTime(t), endedAt: null });
+  }
+
+  /** Apply one event; a run's start and its meta also set the summary's group. */
+  override apply(event: RunEvent): boolean {
+    const changed = super.apply(event);
+    if (changed && (event.type === 'run.started' || event.type === 'run.meta')) {
+      const group = runGroup(this.summary.runId, this.summary.source, this.meta);
+      if (group === undefined) delete this.summary.group;
+      else this.summary.group = group;
+    }
+    return changed;
   }
 
   /** Instances recorded so far. */

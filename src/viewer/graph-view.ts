@@ -1,6 +1,8 @@
 // The run's graph as an HTML tree: the session on top, its work nodes in a
-// grid below it, and the protocol card folded with a count of the calls
-// inside. Cards are kept per node and rebuilt only when what they show changes.
+// grid below it (a node's own children, such as the sampling a tool issued,
+// in a grid below that node), and the protocol card folded with a count of
+// the calls inside. Nodes from the run's graph hint that did not run are
+// drawn grey. Cards are kept per node and rebuilt only when what they show changes.
 import type { Hold, NodeStatus } from '../report/events.js';
 import { clickable, el, setAttr } from './dom.js';
 import { isContainer, runEnded, shownState, type RunModel } from './run-model.js';
@@ -75,7 +77,10 @@ export class GraphView {
     const bp = this.store.breakpoints.nodes[nodeId];
     const bpsInside = within === undefined ? 0 : within.filter((id) => this.store.breakpoints.nodes[id]?.before === true || this.store.breakpoints.nodes[id]?.after === true).length;
     const selected = this.store.selectedNodeId === nodeId;
+    // Registered on the server (the graph hint), not run here: grey, no status of its own.
+    const hinted = run.isHinted(nodeId);
     const sig = [
+      hinted,
       shown,
       ended,
       entry.instances.length,
@@ -93,22 +98,25 @@ export class GraphView {
     if (cached !== undefined && cached.sig === sig) return cached.el;
 
     const { node } = entry;
-    const classes = ['node', `kind-${node.kind}`, `status-${status}`];
+    const classes = ['node', `kind-${node.kind}`, hinted ? 'hinted' : `status-${status}`];
     if (shown === 'unfinished') classes.push('unfinished');
     if (container) classes.push('container', folded ? 'folded' : 'unfolded');
     if (hold !== undefined) classes.push('held');
     if (selected) classes.push('selected');
-    const card = el('div', { class: classes.join(' '), title: node.nodeId });
+    const card = el('div', { class: classes.join(' '), title: hinted ? `${node.nodeId} · registered on the server, not run in this run` : node.nodeId });
     setAttr(card, 'data-node-id', node.nodeId);
-    setAttr(card, 'data-status', status);
+    setAttr(card, 'data-status', hinted ? 'not-run' : status);
+    if (hinted) setAttr(card, 'data-hinted', 'true');
 
     const head = el(
       'div',
       { class: 'node-head' },
       el('span', { class: 'kind', text: container ? 'protocol' : node.kind }),
-      el('span', { class: `pill status-${status}${shown === 'unfinished' ? ' unfinished' : ''}`, text: node.kind === 'server' && shown === 'open' ? 'running' : shown }),
+      hinted
+        ? el('span', { class: 'pill not-run', text: 'not run' })
+        : el('span', { class: `pill status-${status}${shown === 'unfinished' ? ' unfinished' : ''}`, text: node.kind === 'server' && shown === 'open' ? 'running' : shown }),
     );
-    if (!container) head.appendChild(el('span', { class: 'count', text: `×${entry.instances.length}`, title: `${entry.instances.length} call(s)` }));
+    if (!container && !hinted) head.appendChild(el('span', { class: 'count', text: `×${entry.instances.length}`, title: `${entry.instances.length} call(s)` }));
     card.appendChild(head);
     card.appendChild(el('div', { class: 'node-label', text: node.label === '' ? node.nodeId : node.label }));
 

@@ -93,7 +93,8 @@ export class NodeDetail {
     const shown = shownState(status, run);
     const ended = runEnded(run);
     const hold = this.store.holdOn(nodeId);
-    const sig = [nodeId, shown, ended, entry.instances.length, entry.open, entry.errors, bp.before === true, bp.after === true, hold?.holdId ?? ''].join('|');
+    const hinted = run.isHinted(nodeId);
+    const sig = [nodeId, hinted, shown, ended, entry.instances.length, entry.open, entry.errors, bp.before === true, bp.after === true, hold?.holdId ?? ''].join('|');
     if (sig === this.#headSig) return;
     this.#headSig = sig;
     const { node } = entry;
@@ -102,7 +103,9 @@ export class NodeDetail {
       { class: 'detail-title' },
       el('span', { class: `kind kind-${node.kind}`, text: node.kind }),
       el('h2', { text: node.label === '' ? node.nodeId : node.label }),
-      el('span', { class: `pill status-${status}${shown === 'unfinished' ? ' unfinished' : ''}`, text: shown }),
+      hinted
+        ? el('span', { class: 'pill not-run', text: 'not run' })
+        : el('span', { class: `pill status-${status}${shown === 'unfinished' ? ' unfinished' : ''}`, text: shown }),
     );
     const counts = [`${entry.instances.length} call${entry.instances.length === 1 ? '' : 's'}`];
     if (entry.open > 0) counts.push(`${entry.open} ${ended ? 'unfinished' : 'open'}`);
@@ -126,7 +129,10 @@ export class NodeDetail {
       controls.appendChild(el('span', { class: 'muted', text: 'No breakpoints on this node: it is not a request.' }));
     }
     if (hold !== undefined) controls.appendChild(el('span', { class: 'held-badge', text: `HELD at ${hold.gate}` }));
-    setChildren(this.#head, title, info, controls);
+    const note = hinted
+      ? el('p', { class: 'hint hinted-note', text: 'Registered on the server, not called in this run: drawn grey from the connection’s graph hint. A breakpoint set here holds its next call.' })
+      : null;
+    setChildren(this.#head, title, info, controls, note);
   }
 
   #row(instance: Instance, index: number): HTMLElement {

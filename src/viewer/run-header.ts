@@ -1,8 +1,10 @@
 // The selected run's header: name, status, source, start time, duration, and
-// what the reporter told us about it (command, server, protocol version).
+// what the reporter told us about it (command, server, protocol version; for
+// the adapter's runs, the server, connection, HTTP session and transport).
 import { el, safeLink, setAttr, setChildren } from './dom.js';
 import { cut, duration, span, when } from './format.js';
 import { jsonBlock } from './json-view.js';
+import type { RunModel } from './run-model.js';
 import type { Store } from './store.js';
 
 const URLISH = /^[a-z][a-z0-9+.-]*:\S+$/i;
@@ -32,6 +34,16 @@ function urls(meta: Record<string, unknown>): Array<[string, string]> {
   return out;
 }
 
+/** `3 tools, 1 resource, 1 prompt`: the hinted nodes by kind. */
+function hintCounts(run: RunModel): string {
+  const counts = new Map<string, number>();
+  for (const nodeId of run.hinted) {
+    const kind = run.node(nodeId)?.node.kind ?? 'custom';
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts].map(([kind, count]) => `${count} ${kind === 'custom' ? 'node' : kind}${count === 1 ? '' : 's'}`).join(', ');
+}
+
 /** The header of the selected run. */
 export class RunHeader {
   readonly element: HTMLElement;
@@ -53,7 +65,7 @@ export class RunHeader {
       return;
     }
     const { summary, meta } = run;
-    const sig = `${summary.runId}|${summary.status}|${summary.endedAt}|${summary.name}|${run.droppedEvents}|${JSON.stringify(meta).length}`;
+    const sig = `${summary.runId}|${summary.status}|${summary.endedAt}|${summary.name}|${run.droppedEvents}|${run.hinted.size}|${JSON.stringify(meta).length}`;
     if (sig === this.#sig) {
       this.tick();
       return;
@@ -76,6 +88,15 @@ export class RunHeader {
     if (client.name !== undefined) facts.push(el('span', { text: `client ${client.name}${client.version !== undefined ? ` ${client.version}` : ''}` }));
     const protocol = str(meta.protocolVersion);
     if (protocol !== undefined) facts.push(el('span', { text: `protocol ${protocol}` }));
+    // The adapter's meta: the server by name (its node carries the version), the connection and session it came over.
+    const adapterServer = str(meta.server);
+    if (server.name === undefined && adapterServer !== undefined) facts.push(el('span', { class: 'run-server', text: `server ${cut(adapterServer, 120)}` }));
+    const connection = str(meta.connection);
+    if (connection !== undefined) facts.push(el('span', { class: 'run-connection', text: `connection ${cut(connection, 60)}` }));
+    const sessionId = str(meta.sessionId);
+    if (sessionId !== undefined) facts.push(el('span', { class: 'run-session', text: `session ${cut(sessionId, 60)}`, title: sessionId }));
+    const transport = str(meta.transport);
+    if (transport !== undefined) facts.push(el('span', { text: `transport ${cut(transport, 80)}` }));
     const links = urls(meta).map(([key, url]) => el('span', { class: 'meta-link' }, `${key}: `, safeLink(cut(url, 80), url)));
     const title = el(
       'div',
@@ -89,6 +110,9 @@ export class RunHeader {
       title,
       el('div', { class: 'run-facts muted' }, ...facts, ...links, jsonBlock('meta', meta, false, 'meta')),
       run.droppedEvents > 0 ? el('p', { class: 'warn-text', text: `${run.droppedEvents} event(s) were dropped by the reporter while the debugger was away or behind.` }) : null,
+      run.hinted.size > 0
+        ? el('p', { class: 'hint hint-summary', text: `What the server registered (${hintCounts(run)}) is drawn grey: nothing has called it in this run. Each call is a run of its own, listed with this connection.` })
+        : null,
     );
   }
 

@@ -1,29 +1,83 @@
 // The run list: newest first, with live status, source, start time and
-// duration; a filter by status; a run can be deleted (two clicks).
+// duration; filters by status, by source (proxy / adapter) and by text in
+// the run's name; a run can be deleted (two clicks). The adapter records
+// one run per request, so the runs of one adapter connection (the same
+// `group` in their summaries) are listed as one collapsible row, placed
+// where its newest run would be.
 import type { RunSummary } from '../report/events.js';
 import { api } from './api.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
-import { duration, span, when } from './format.js';
-import type { RunFilter, Store } from './store.js';
+import { cut, duration, span, when } from './format.js';
+import type { RunFilter, SourceFilter, Store } from './store.js';
 
 const FILTERS: RunFilter[] = ['all', 'running', 'ok', 'error'];
+const SOURCE_FILTERS: Array<{ filter: SourceFilter; label: string; source?: string }> = [
+  { filter: 'all', label: 'any source' },
+  { filter: 'proxy', label: 'proxy', source: 'mcp-proxy' },
+  { filter: 'adapter', label: 'adapter', source: 'mcp-adapter' },
+];
+/** Runs an open group draws at first; a button draws this many more. */
+const GROUP_PAGE = 100;
+
+type Group = NonNullable<RunSummary['group']>;
+
+/** A row of the list: one run, or the runs of one adapter connection (newest first). */
+type Row = { kind: 'run'; run: RunSummary } | { kind: 'group'; group: Group; runs: RunSummary[] };
+
+/** `1 run`, `37 runs`. */
+function plural(count: number, word: string): string {
+  return `${count.toLocaleString()} ${word}${count === 1 ? '' : 's'}`;
+}
 
 /** The list of runs in the sidebar. */
 export class RunList {
   readonly element: HTMLElement;
   readonly #filters: HTMLElement;
+  readonly #sources: HTMLElement;
+  readonly #search: HTMLInputElement;
   readonly #list: HTMLElement;
-  /** The run whose delete button was clicked once. */
+  /** The run (or group, by its id) whose delete button was clicked once. */
   #confirming: string | null = null;
+  /** Groups the user opened, by id. */
+  readonly #open = new Set<string>();
+  /** How many runs an open group draws, by id (when more than {@link GROUP_PAGE}). */
+  readonly #limits = new Map<string, number>();
+  /** The run chosen by the user whose group was opened to show it (once: the user may close it again). */
+  #revealed: string | null = null;
+  /** A short element id per group id (which is JSON text, with quotes and spaces): for aria references. */
+  readonly #domIds = new Map<string, string>();
+  /** Runs per group id among all runs, counted once per render. */
+  #totals = new Map<string, RunSummary[]>();
 
   constructor(private readonly store: Store) {
     this.#filters = el('div', { class: 'filters', attrs: { role: 'group', 'aria-label': 'filter runs by status' } });
+    this.#sources = el('div', { class: 'filters sources', attrs: { role: 'group', 'aria-label': 'filter runs by source' } });
+    this.#search = el('input', { class: 'run-search', attrs: { type: 'search', placeholder: 'filter by name', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'filter runs by name' } });
+    // Kept across renders (only the chips and the list are redrawn), so typing keeps its focus and caret.
+    this.#search.addEventListener('input', () => this.store.setSearch(this.#search.value));
+    this.#search.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && this.#search.value !== '') {
+        event.preventDefault();
+        this.#search.value = '';
+        this.store.setSearch('');
+      }
+    });
     this.#list = el('ol', { class: 'runs', attrs: { 'aria-label': 'runs' } });
-    this.element = el('section', { class: 'run-list' }, el('div', { class: 'pane-head' }, el('h3', { text: 'Runs' })), this.#filters, this.#list);
+    this.element = el(
+      'section',
+      { class: 'run-list' },
+      el('div', { class: 'pane-head' }, el('h3', { text: 'Runs' })),
+      this.#filters,
+      this.#sources,
+      this.#search,
+      this.#list,
+    );
   }
 
   render(): void {
-    const { runs, filter } = this.store;
+    const { filter, source, search, deleting } = this.store;
+    // Runs on their way out (a connection's, deleted from here) count no more.
+    const runs = deleting.size === 0 ? this.store.runs : this.store.runs.filter((run) => !deleting.has(run.runId));
     setChildren(
       this.#filters,
       ...FILTERS.map((f) => {
@@ -34,17 +88,184 @@ export class RunList {
         return b;
       }),
     );
-    const shown = filter === 'all' ? runs : runs.filter((r) => r.status === filter);
+    setChildren(
+      this.#sources,
+      ...SOURCE_FILTERS.map(({ filter: f, label, source: name }) => {
+        const count = name === undefined ? runs.length : runs.filter((r) => r.source === name).length;
+        const b = button(`${label} ${count}`, () => this.store.setSource(f), f === source ? 'chip on' : 'chip');
+        setAttr(b, 'aria-pressed', String(f === source));
+        setAttr(b, 'data-source', f);
+        return b;
+      }),
+    );
+    if (this.#search.value !== search) this.#search.value = search;
+    const shown = runs.filter((run) => this.store.shows(run));
     if (shown.length === 0) {
-      setChildren(this.#list, el('li', { class: 'muted none', text: runs.length === 0 ? 'No runs yet.' : `No ${filter} runs.` }));
+      const text = runs.length === 0 ? 'No runs yet.' : filter === 'all' && source === 'all' && search.trim() === '' ? 'No runs.' : 'No runs match the filters.';
+      setChildren(this.#list, el('li', { class: 'muted none', text }));
       return;
     }
-    setChildren(this.#list, ...shown.map((run) => this.#item(run)));
+    this.#totals = new Map();
+    for (const run of runs) {
+      const id = run.group?.id;
+      if (typeof id !== 'string') continue;
+      const members = this.#totals.get(id);
+      if (members === undefined) this.#totals.set(id, [run]);
+      else members.push(run);
+    }
+    const rows = this.#rows(shown);
+    this.#reveal(rows);
+    setChildren(this.#list, ...rows.map((row) => (row.kind === 'run' ? this.#item(row.run) : this.#group(row.group, row.runs))));
   }
 
   /** Update the durations of running runs (once a second). */
   tick(): void {
     tickTimes(this.#list, 'data-running-since', duration);
+  }
+
+  /** The shown runs as rows: a run without a group alone, a group where its newest run is. */
+  #rows(shown: readonly RunSummary[]): Row[] {
+    const rows: Row[] = [];
+    const groups = new Map<string, RunSummary[]>();
+    for (const run of shown) {
+      const group = run.group;
+      if (group === undefined || typeof group.id !== 'string') {
+        rows.push({ kind: 'run', run });
+        continue;
+      }
+      const members = groups.get(group.id);
+      if (members !== undefined) {
+        members.push(run);
+        continue;
+      }
+      const list = [run];
+      groups.set(group.id, list);
+      rows.push({ kind: 'group', group, runs: list });
+    }
+    return rows;
+  }
+
+  /** A run the user chose (a click, an address) inside a closed group: open it, once, so the run is in view. */
+  #reveal(rows: readonly Row[]): void {
+    const selected = this.store.selectedRunId;
+    if (this.store.followNewest || selected === null || selected === this.#revealed) return;
+    for (const row of rows) {
+      if (row.kind !== 'group' || !row.runs.some((run) => run.runId === selected)) continue;
+      this.#revealed = selected;
+      this.#open.add(row.group.id);
+      const index = row.runs.findIndex((run) => run.runId === selected);
+      if (index >= (this.#limits.get(row.group.id) ?? GROUP_PAGE)) this.#limits.set(row.group.id, index + 1);
+      return;
+    }
+  }
+
+  #group(group: Group, runs: readonly RunSummary[]): HTMLElement {
+    const id = group.id;
+    const open = this.#open.has(id);
+    const total = this.#totals.get(id) ?? runs;
+    const errors = runs.filter((run) => run.status === 'error').length;
+    const running = runs.filter((run) => run.status === 'running').length;
+    const status = running > 0 ? 'running' : errors > 0 ? 'error' : 'ok';
+    const selected = runs.find((run) => run.runId === this.store.selectedRunId);
+    const sessionId = group.sessionId ?? runs.find((run) => run.group?.sessionId !== undefined)?.group?.sessionId;
+    const label = `${group.server} · ${group.connection}`;
+    const counts = [runs.length === total.length ? plural(runs.length, 'run') : `${runs.length.toLocaleString()} of ${plural(total.length, 'run')}`];
+    if (errors > 0) counts.push(plural(errors, 'error'));
+    if (running > 0) counts.push(`${running.toLocaleString()} running`);
+    const newest = runs[0] as RunSummary;
+    const oldest = runs[runs.length - 1] as RunSummary;
+    let domId = this.#domIds.get(id);
+    if (domId === undefined) {
+      domId = String(this.#domIds.size + 1);
+      this.#domIds.set(id, domId);
+    }
+    const headId = `group-name-${domId}`;
+    const factsId = `group-facts-${domId}`;
+    const facts = el(
+      'div',
+      { class: 'run-line muted', attrs: { id: factsId } },
+      el('span', { class: 'group-counts', text: counts.join(', ') }),
+      el('span', { text: newest.source }),
+      el('span', { text: when(oldest.startedAt) === when(newest.startedAt) ? when(newest.startedAt) : `${when(oldest.startedAt)} – ${when(newest.startedAt)}` }),
+    );
+    if (sessionId !== undefined) facts.appendChild(el('span', { class: 'group-session', text: `session ${cut(sessionId, 12)}`, title: `session ${sessionId}` }));
+    const head = el(
+      'div',
+      { class: 'run-body group-head' },
+      el(
+        'div',
+        { class: 'run-line' },
+        el('span', { class: 'chevron', text: open ? '▾' : '▸' }),
+        el('span', { class: `dot status-${status}`, title: status }),
+        el('span', { class: 'run-name group-name', text: label, title: sessionId === undefined ? label : `${label} · session ${sessionId}`, attrs: { id: headId } }),
+      ),
+      facts,
+      // Closed, a group holding the run on view says which it is.
+      selected !== undefined && !open ? el('div', { class: 'run-line group-viewing', text: `viewing ${selected.name}`, title: selected.name }) : null,
+    );
+    clickable(head, () => {
+      this.#confirming = null;
+      if (this.#open.has(id)) this.#open.delete(id);
+      else this.#open.add(id);
+      const focused = document.activeElement === head;
+      this.render();
+      // Redrawn: the keyboard's place stays on the row's new head.
+      if (focused) this.#groupHead(id)?.focus();
+    });
+    setAttr(head, 'aria-expanded', String(open));
+    setAttr(head, 'aria-labelledby', headId);
+    setAttr(head, 'aria-describedby', factsId);
+    const confirming = this.#confirming === `group:${id}`;
+    const del = button(
+      confirming ? `Delete ${total.length}?` : '×',
+      (event) => {
+        event.stopPropagation();
+        if (this.#confirming !== `group:${id}`) {
+          this.#confirming = `group:${id}`;
+          this.render();
+          return;
+        }
+        this.#confirming = null;
+        void this.#deleteAll(total.map((run) => run.runId));
+      },
+      confirming ? 'btn small danger' : 'btn small ghost del',
+      confirming ? `Click again to delete all ${total.length} runs of this connection` : 'Delete the runs of this connection',
+    );
+    setAttr(del, 'data-action', 'delete-group');
+    setAttr(del, 'aria-label', confirming ? `Delete all ${total.length} runs of this connection? Click again to confirm` : 'Delete the runs of this connection');
+    const top = el('div', { class: 'group-top' }, head, del);
+    const li = el('li', { class: `run-group status-${status}${open ? ' open' : ''}${selected !== undefined ? ' has-selected' : ''}` }, top);
+    setAttr(li, 'data-group-id', id);
+    setAttr(li, 'data-runs', String(runs.length));
+    setAttr(li, 'data-errors', String(errors));
+    if (open) {
+      const limit = this.#limits.get(id) ?? GROUP_PAGE;
+      const inner = el('ol', { class: 'runs group-runs', attrs: { 'aria-label': `runs of ${label}` } }, ...runs.slice(0, limit).map((run) => this.#item(run)));
+      li.appendChild(inner);
+      if (runs.length > limit) {
+        const more = button(`Show ${Math.min(GROUP_PAGE, runs.length - limit)} more of ${runs.length.toLocaleString()}`, () => {
+          this.#limits.set(id, limit + GROUP_PAGE);
+          this.render();
+        }, 'btn small ghost group-more');
+        setAttr(more, 'data-action', 'more');
+        li.appendChild(more);
+      }
+    }
+    return li;
+  }
+
+  /** The head of a group's row as drawn now. */
+  #groupHead(id: string): HTMLElement | undefined {
+    for (const li of this.#list.children) {
+      if (li.getAttribute('data-group-id') === id) return li.querySelector<HTMLElement>('.group-head') ?? undefined;
+    }
+    return undefined;
+  }
+
+  /** Delete runs (a group's), through the store: the page does not stop on one of them on the way. */
+  async #deleteAll(runIds: readonly string[]): Promise<void> {
+    const failed = await this.store.deleteRuns(runIds);
+    if (failed > 0) this.store.notify(`Could not delete ${plural(failed, 'run')}.`);
   }
 
   #item(run: RunSummary): HTMLElement {
@@ -85,6 +306,8 @@ export class RunList {
     if (selected) setAttr(body, 'aria-current', 'true');
     const choose = (): void => {
       this.#confirming = null;
+      // Chosen from inside its group: the group stays open as the user left it.
+      this.#revealed = run.runId;
       void this.store.selectRun(run.runId, true);
     };
     // The item stays a list item; what selects the run is its body, a button

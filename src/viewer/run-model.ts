@@ -2,7 +2,7 @@
 // by applying the `run.event` messages of the live feed with the server's
 // own reducer (RunReplay), plus what the page needs beside it: the
 // timeline, the tree of nodes, and change counters for the views.
-import type { Instance, LogLine, NodeDeclaration, NodeStatus, RunEvent, RunSummary } from '../report/events.js';
+import type { Instance, LogLine, NodeDeclaration, NodeKind, NodeStatus, RunEvent, RunSummary } from '../report/events.js';
 import { ownStatus, RunReplay, type NodeEntry } from '../report/run-replay.js';
 import type { FetchedRun } from './api.js';
 
@@ -19,6 +19,12 @@ export class RunModel extends RunReplay {
   version = 0;
   /** Bumped when a node is added (the graph's shape changes). */
   shapeVersion = 0;
+  /**
+   * Nodes drawn from the run's graph hint (`meta.graphHint`, which the
+   * adapter's `mcp:connect` run carries: what the server registered), not
+   * from anything that ran. See {@link RunModel.isHinted}.
+   */
+  readonly hinted = new Set<string>();
   /** Meta keys set by live `run.meta` events (newer than a fetched copy). */
   readonly #liveMetaKeys = new Set<string>();
   /** Log lines of the fetched run that a late live message may repeat: key → count. */
@@ -38,6 +44,7 @@ export class RunModel extends RunReplay {
     }
     for (const log of run.logs) this.logs.push(log);
     this.#mergeTimeline();
+    this.#applyHint();
     if (typeof run.lastSeq === 'number') {
       this.lastSeq = run.lastSeq;
     } else {
@@ -62,14 +69,36 @@ export class RunModel extends RunReplay {
   /** Take the meta of a fetched copy of this run, keeping what live events set since. */
   mergeMeta(meta: Record<string, unknown>): void {
     for (const [key, value] of Object.entries(meta)) if (!this.#liveMetaKeys.has(key)) this.meta[key] = value;
+    this.#applyHint();
     this.version++;
   }
 
   /** Apply one event; false when it changed nothing. */
   override apply(event: RunEvent): boolean {
     const changed = super.apply(event);
-    if (changed) this.version++;
+    if (changed) {
+      if ((event.type === 'run.meta' || event.type === 'run.started') && 'graphHint' in event.meta) this.#applyHint();
+      this.version++;
+    }
     return changed;
+  }
+
+  /**
+   * Is the node drawn as hinted: declared by the run's graph hint, and not
+   * run (no execution of it in this run)? It is drawn grey: the server has
+   * it, nothing called it here.
+   */
+  isHinted(nodeId: string): boolean {
+    return this.hinted.has(nodeId) && (this.nodes.get(nodeId)?.instances.length ?? 1) === 0;
+  }
+
+  /** Add the nodes of the graph hint that the run does not have yet. */
+  #applyHint(): void {
+    for (const node of hintNodes(this.meta.graphHint)) {
+      if (this.nodes.has(node.nodeId)) continue;
+      this.addNode(node);
+      this.hinted.add(node.nodeId);
+    }
   }
 
   /** A node's declaration, or undefined. */
@@ -193,6 +222,41 @@ export class RunModel extends RunReplay {
     }
     return out;
   }
+}
+
+const KINDS: ReadonlySet<string> = new Set<NodeKind>(['server', 'tool', 'resource', 'prompt', 'llm', 'custom']);
+/** The most hinted nodes drawn; a hint is reporter data, and the page stays usable whatever it holds. */
+const HINT_LIMIT = 500;
+/** The longest node id or label taken from a hint. */
+const HINT_TEXT_MAX = 2000;
+
+/**
+ * The node declarations of a graph hint (`{ nodes: NodeDeclaration[] }`),
+ * checked as untrusted data: entries without a string `nodeId` are skipped,
+ * an unknown kind is `custom`, a parent that is not a string is none, a
+ * missing label is the node id; repeats are dropped, and at most
+ * {@link HINT_LIMIT} are taken.
+ */
+export function hintNodes(hint: unknown): NodeDeclaration[] {
+  if (hint === null || typeof hint !== 'object') return [];
+  const nodes = (hint as { nodes?: unknown }).nodes;
+  if (!Array.isArray(nodes)) return [];
+  const out: NodeDeclaration[] = [];
+  const seen = new Set<string>();
+  for (const item of nodes) {
+    if (out.length >= HINT_LIMIT) break;
+    if (item === null || typeof item !== 'object') continue;
+    const { nodeId, kind, parent, label } = item as Record<string, unknown>;
+    if (typeof nodeId !== 'string' || nodeId === '' || nodeId.length > HINT_TEXT_MAX || seen.has(nodeId)) continue;
+    seen.add(nodeId);
+    out.push({
+      nodeId,
+      kind: typeof kind === 'string' && KINDS.has(kind) ? (kind as NodeKind) : 'custom',
+      parent: typeof parent === 'string' && parent !== nodeId ? parent : null,
+      label: typeof label === 'string' && label.length <= HINT_TEXT_MAX ? label : nodeId,
+    });
+  }
+  return out;
 }
 
 function logKey(nodeId: string, text: string, at: string): string {

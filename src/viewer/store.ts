@@ -2,7 +2,7 @@
 // what the user has selected. Live messages and user actions change it;
 // views subscribe and redraw at most once per animation frame.
 import type { Breakpoints, Hold, RunEvent, RunSummary, Status } from '../report/events.js';
-import { api } from './api.js';
+import { ApiError, api } from './api.js';
 import type { Connection, LiveMessage } from './live.js';
 import { RunModel } from './run-model.js';
 
@@ -18,8 +18,21 @@ export const Dirty = {
   Tick: 128,
 } as const;
 
-/** The run-list filter. */
+/** The run-list filter by status. */
 export type RunFilter = 'all' | Status;
+/** The run-list filter by source: the proxy's runs (`mcp-proxy`) or the adapter's (`mcp-adapter`). */
+export type SourceFilter = 'all' | 'proxy' | 'adapter';
+
+/** The `source` of a run that a source filter keeps. */
+const SOURCES: Record<Exclude<SourceFilter, 'all'>, string> = { proxy: 'mcp-proxy', adapter: 'mcp-adapter' };
+
+/** Does `run` pass the run list's filters (status, source, and text in its name, case-insensitive)? */
+export function passesFilters(run: RunSummary, status: RunFilter, source: SourceFilter, text: string): boolean {
+  if (status !== 'all' && run.status !== status) return false;
+  if (source !== 'all' && run.source !== SOURCES[source]) return false;
+  const needle = text.trim().toLowerCase();
+  return needle === '' || run.name.toLowerCase().includes(needle);
+}
 
 type Listener = (dirty: number) => void;
 
@@ -45,6 +58,12 @@ export class Store {
   /** Containers the user unfolded. */
   readonly unfolded = new Set<string>();
   filter: RunFilter = 'all';
+  /** The run-list filter by source. */
+  source: SourceFilter = 'all';
+  /** The run-list filter by text in the run's name. */
+  search = '';
+  /** Runs this page asked the server to delete: no longer listed nor followed (see {@link Store.deleteRuns}). */
+  readonly deleting = new Set<string>();
 
   #listeners: Listener[] = [];
   #dirty = 0;
@@ -136,7 +155,7 @@ export class Store {
   /** Follow the newest run again, as before any choice. */
   followLatest(): void {
     this.followNewest = true;
-    const newest = this.runs[0]?.runId;
+    const newest = this.newestShown()?.runId;
     if (newest === undefined) this.#clearRun();
     else if (newest !== this.selectedRunId) void this.selectRun(newest, false);
     else this.mark(Dirty.Selection);
@@ -162,7 +181,7 @@ export class Store {
         // A (re)connection: what was missed is in the run itself, fetch it again.
         const wanted = this.selectedRunId !== null && this.runs.some((r) => r.runId === this.selectedRunId) && !this.followNewest
           ? this.selectedRunId
-          : (this.runs[0]?.runId ?? null);
+          : (this.newestShown()?.runId ?? null);
         if (wanted !== null) void this.selectRun(wanted, !this.followNewest, true);
         else this.#clearRun();
         break;
@@ -170,7 +189,8 @@ export class Store {
       case 'run.started': {
         this.runs = [message.run, ...this.runs.filter((r) => r.runId !== message.run.runId)];
         this.mark(Dirty.Runs);
-        if (this.followNewest && this.selectedRunId !== message.run.runId) this.#followStarting(message.run);
+        // Followed only if the list shows it: with the adapter's runs filtered out, their flood does not move the page.
+        if (this.followNewest && this.selectedRunId !== message.run.runId && this.shows(message.run)) this.#followStarting(message.run);
         break;
       }
       case 'run.updated': {
@@ -196,12 +216,13 @@ export class Store {
         break;
       }
       case 'run.deleted': {
+        this.deleting.delete(message.runId);
         this.runs = this.runs.filter((r) => r.runId !== message.runId);
         this.holds = this.holds.filter((h) => h.runId !== message.runId);
         this.mark(Dirty.Runs | Dirty.Holds);
         if (this.selectedRunId === message.runId) {
           this.followNewest = true;
-          const next = this.runs[0]?.runId;
+          const next = this.newestShown()?.runId;
           if (next !== undefined) void this.selectRun(next, false);
           else this.#clearRun();
         }
@@ -358,7 +379,70 @@ export class Store {
 
   setFilter(filter: RunFilter): void {
     this.filter = filter;
+    this.#filtersChanged();
+  }
+
+  setSource(source: SourceFilter): void {
+    this.source = source;
+    this.#filtersChanged();
+  }
+
+  setSearch(text: string): void {
+    if (text === this.search) return;
+    this.search = text;
+    this.#filtersChanged();
+  }
+
+  /** Does the run list show `run` (its filters let it through, and it is not being deleted)? */
+  shows(run: RunSummary): boolean {
+    return !this.deleting.has(run.runId) && passesFilters(run, this.filter, this.source, this.search);
+  }
+
+  /**
+   * The newest run the list shows; the newest of all (not being deleted)
+   * when the filters let none through, so the page still shows something.
+   */
+  newestShown(): RunSummary | undefined {
+    return this.runs.find((run) => this.shows(run)) ?? this.runs.find((run) => !this.deleting.has(run.runId));
+  }
+
+  /**
+   * Delete runs (the runs of a connection, say), one after the other. They
+   * leave the list at once, and the page does not go to one of them on the
+   * way (each `run.deleted` moves a page off the run it shows, and the
+   * next could be the next to go): a page on one of them follows the newest
+   * run left. Resolves to how many could not be deleted (they come back).
+   */
+  async deleteRuns(runIds: readonly string[]): Promise<number> {
+    for (const runId of runIds) this.deleting.add(runId);
     this.mark(Dirty.Runs);
+    if (this.selectedRunId !== null && this.deleting.has(this.selectedRunId)) {
+      this.followNewest = true;
+      const next = this.newestShown()?.runId;
+      if (next !== undefined) void this.selectRun(next, false);
+      else this.#clearRun();
+    }
+    let failed = 0;
+    for (const runId of runIds) {
+      try {
+        await api.deleteRun(runId);
+      } catch (error) {
+        // Already gone (another tab, --max-runs): what was asked for.
+        if (error instanceof ApiError && error.status === 404) continue;
+        failed++;
+        this.deleting.delete(runId);
+        this.mark(Dirty.Runs);
+      }
+    }
+    return failed;
+  }
+
+  /** The list changed what it shows: a page that follows the newest run follows the newest shown. */
+  #filtersChanged(): void {
+    this.mark(Dirty.Runs);
+    if (!this.followNewest) return;
+    const newest = this.runs.find((run) => this.shows(run));
+    if (newest !== undefined && newest.runId !== this.selectedRunId) void this.selectRun(newest.runId, false);
   }
 
   /** Replace the breakpoints on the server; the live feed confirms to every tab. */

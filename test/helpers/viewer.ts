@@ -153,3 +153,9 @@ export async function serveOnPort(port: number, dataDir: string): Promise<ServeO
     },
   };
 }
+
+/** An attribute of every element a locator matches, in document order (null where it is missing). */
+export function attributes(locator: Locator, name: string): Promise<Array<string | null>> {
+  const fn = inPageFunction<(nodes: unknown[], name: string) => Array<string | null>>(['nodes', 'name'], 'return nodes.map((n) => n.getAttribute(name));');
+  return locator.evaluateAll(fn, name);
+}
