@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { runProxy } from '../proxy/run-proxy.js';
 import { createStderrSink } from '../proxy/stderr-sink.js';
-import { EXIT_USAGE, PROXY_FLAG_DEFAULTS, proxyFlagsProblem, type ProxyFlags } from './proxy-flags.js';
+import { EXIT_USAGE, PROXY_FLAG_DEFAULTS, proxyFlagsProblem, watchList, type ProxyFlags } from './proxy-flags.js';
 import { proxyRecipe } from './recipe.js';
 
 export { EXIT_USAGE, type ProxyFlags };
@@ -21,6 +21,7 @@ export function proxyFlags(yargs: Argv): Argv<ProxyFlags> {
     )
     .example('$0 mcp-proxy -- node /abs/path/to/server.js', 'relay a Node server (run `graphmind` in another terminal to watch it)')
     .example('$0 mcp-proxy --trace -- uv run python -m my_server', 'also print one line per frame on stderr')
+    .example('$0 mcp-proxy --watch src -- node dist/server.js', 'restart the server when a file under src/ changes')
     .example('$0 mcp-proxy --port 4800 --data-dir ~/.graphmind-work -- ./my-server', 'report to a debugger started with the same --port and --data-dir')
     .option('trace', {
       type: 'boolean',
@@ -49,6 +50,11 @@ export function proxyFlags(yargs: Argv): Argv<ProxyFlags> {
       requiresArg: true,
       default: PROXY_FLAG_DEFAULTS.port,
       describe: 'Port of the graphmind debugger to report to',
+    })
+    .option('watch', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'Restart the server when one of these files or folders changes (comma-separated), keeping the host session up',
     })
     .option('data-dir', {
       type: 'string',
@@ -80,6 +86,7 @@ export async function runProxyCommand(flags: ProxyFlags, server: readonly string
     maxFrameBytes: flags['max-frame-bytes'],
     port: flags.port,
     dataDir: flags['data-dir'],
+    watch: watchList(flags.watch),
     stderr: sink,
   });
   process.exit(result.exitCode);

@@ -18,6 +18,8 @@ export interface ProxyFlags {
   port: number;
   /** Where the debugger's token is (`graphmind serve --data-dir`); undefined: GRAPHMIND_DATA_DIR, else ~/.graphmind. */
   'data-dir': string | undefined;
+  /** Files and folders whose change restarts the server, comma-separated; undefined: none. */
+  watch: string | undefined;
 }
 
 /** The value of each `mcp-proxy` flag when it is not given (used by both parsers). */
@@ -28,6 +30,7 @@ export const PROXY_FLAG_DEFAULTS: Readonly<ProxyFlags> = Object.freeze({
   'max-frame-bytes': DEFAULT_MAX_FRAME_BYTES,
   port: DEFAULT_PORT,
   'data-dir': undefined,
+  watch: undefined,
 });
 
 /**
@@ -35,8 +38,9 @@ export const PROXY_FLAG_DEFAULTS: Readonly<ProxyFlags> = Object.freeze({
  * `graphmind mcp-proxy: ` prefix, or `undefined` when they are fine. Both the
  * yargs parser and {@link parseProxyFlags} use it, so the messages match.
  */
-export function proxyFlagsProblem(flags: Pick<ProxyFlags, 'max-frame-bytes' | 'port'> & { 'data-dir'?: string }): string | undefined {
+export function proxyFlagsProblem(flags: Pick<ProxyFlags, 'max-frame-bytes' | 'port'> & { 'data-dir'?: string; watch?: string }): string | undefined {
   if (flags['data-dir'] === '') return '--data-dir must name a directory';
+  if (flags.watch !== undefined && watchList(flags.watch).length === 0) return '--watch must name a file or folder';
   const size = flags['max-frame-bytes'];
   if (!Number.isSafeInteger(size) || size < 1) return '--max-frame-bytes must be a positive whole number of bytes';
   const port = flags.port;
@@ -64,8 +68,9 @@ export interface ParsedProxyFlags {
  * yargs. It knows only the forms a host config uses: `--trace`,
  * `--no-trace` (and the same for `--wait-for-attach` and `--inherit-stderr`),
  * `--port 4748`, `--port=4748` (and the same for `--max-frame-bytes`), with
- * a value made of digits only, `--data-dir <dir>` and `--data-dir=<dir>`
- * with a value that does not start with `-`, and each flag at most once.
+ * a value made of digits only, `--data-dir <dir>`, `--data-dir=<dir>` (and
+ * the same for `--watch`) with a value that does not start with `-`, and
+ * each flag at most once.
  *
  * Anything else (help, version, an unknown or camelCase flag, a missing or
  * unusual value, a repeated flag, a positional argument) gives `undefined`:
@@ -88,11 +93,11 @@ export function parseProxyFlags(args: readonly string[]): ParsedProxyFlags | und
     } else if (equals === -1 && isBooleanFlag(negated) && !seen.has(negated)) {
       seen.add(negated);
       flags[negated] = false;
-    } else if (name === 'data-dir' && !seen.has(name)) {
+    } else if ((name === 'data-dir' || name === 'watch') && !seen.has(name)) {
       seen.add(name);
       const value = equals === -1 ? args[++i] : arg.slice(equals + 1);
       if (value === undefined || value === '' || value.startsWith('-')) return undefined;
-      flags['data-dir'] = value;
+      flags[name] = value;
     } else if (isNumberFlag(name) && !seen.has(name)) {
       seen.add(name);
       const value = equals === -1 ? args[++i] : arg.slice(equals + 1);
@@ -103,4 +108,12 @@ export function parseProxyFlags(args: readonly string[]): ParsedProxyFlags | und
     }
   }
   return { flags, problem: proxyFlagsProblem(flags) };
+}
+
+/** The paths a `--watch` value names: comma-separated, blanks dropped. */
+export function watchList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((path) => path.trim())
+    .filter((path) => path !== '');
 }

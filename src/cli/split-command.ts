@@ -1,5 +1,5 @@
 /** Flags of `mcp-proxy` that take a value, for finding where the server's command starts. */
-const VALUE_FLAGS = new Set(['--port', '--max-frame-bytes', '--data-dir']);
+const VALUE_FLAGS = new Set(['--port', '--max-frame-bytes', '--data-dir', '--watch']);
 
 /**
  * Split `mcp-proxy`'s arguments into the proxy's own flags and the server's

@@ -183,3 +183,20 @@ export function holding(method: string, id: unknown, gate: 'before' | 'after' | 
 export function usageError(text: string): string {
   return `${PREFIX}${text}`;
 }
+
+/** The server was restarted under the session (`--watch`, or from the debugger). */
+export function restarted(record: { reason: string; file?: string; pid?: number; ms?: number; changed?: Array<{ kind: string; told: boolean }> }): string {
+  const why = record.file === undefined ? record.reason : `${record.reason}: ${record.file}`;
+  const lists = (record.changed ?? []).map(({ kind, told }) => (told ? `${kind} changed (the host was told)` : `${kind} changed (the server does not announce list changes: the host keeps its old list)`));
+  return `${PREFIX}restarted the MCP server (${why}) — pid ${record.pid ?? '?'}, ready in ${record.ms ?? 0} ms${lists.length === 0 ? '' : `; ${lists.join('; ')}`}`;
+}
+
+/** A restart did not bring the server back: the session stays up, and requests get an error until the next restart. */
+export function restartFailed(record: { reason: string; error?: string }): string {
+  return `${PREFIX}the MCP server did not come back after a restart (${record.reason}): ${record.error ?? 'it failed'} — requests get an error until it is restarted again`;
+}
+
+/** With --watch, the server exited on its own: the proxy stays up until the next change. */
+export function serverDownWatching(how: string): string {
+  return `${PREFIX}the MCP server ${how}; waiting for a change to restart it (--watch) — requests get an error until then`;
+}

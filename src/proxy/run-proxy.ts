@@ -13,7 +13,12 @@ import { StderrLines } from './stderr-lines.js';
 import { StderrTail } from './stderr-tail.js';
 import { traceLine } from './trace.js';
 import { startDebugSession } from '../relay/debug-session.js';
-import { idForDisplay } from '../streams/exact-id.js';
+import { idForDisplay, idKey } from '../streams/exact-id.js';
+import { madeFrame } from '../streams/lifter.js';
+import { watchFiles } from './file-watch.js';
+import { RestartGate } from './restart-gate.js';
+import { Restarter } from './restarter.js';
+import { SessionMemory } from './session-memory.js';
 
 /** The shape of `child_process.spawn` the proxy needs; injectable for tests. */
 export type SpawnFunction = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
@@ -34,6 +39,13 @@ export interface ProxyOptions {
   port?: number;
   /** The debugger's data directory, where its token is. @default GRAPHMIND_DATA_DIR, else ~/.graphmind */
   dataDir?: string;
+  /**
+   * Files and folders to watch: a change restarts the server under the
+   * live host session (see docs/restart.md). While it is set, a server that
+   * exits on its own also leaves the proxy up, answering requests with an
+   * error, until the next change. @default [] (no watching)
+   */
+  watch?: readonly string[];
   /** Hold the first frame until a debugger attaches. @default false */
   waitForAttach?: boolean;
   /** The host side's input. @default process.stdin */
@@ -207,23 +219,27 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
     await sink.flush(1000);
     return { exitCode: EXIT_CANNOT_RUN, outcome: 'spawn-failed', answered: false, stdoutNoise: 0 };
   }
-  const child = started;
-  // After a successful spawn the child's own errors (a failed kill, say) are not ours to crash on.
-  child.on('error', () => {});
-
+  /** The server process running now (a restart replaces it). */
+  let child = started;
   const tail = new StderrTail();
   const recordLines = new StderrLines();
-  if (child.stderr) {
-    child.stderr.on('data', (chunk: Buffer) => {
-      sink.server(chunk);
-      tail.push(chunk);
-      if (report !== undefined) {
-        const lines = recordLines.push(chunk);
-        if (lines.length > 0) report.onStderr(lines);
-      }
-    });
-    child.stderr.on('error', () => {});
-  }
+  /** Take a server process on: its errors, its stderr (to our stderr, the tail, the graph). */
+  const wireChild = (server: ChildProcess): void => {
+    // After a successful spawn the child's own errors (a failed kill, say) are not ours to crash on.
+    server.on('error', () => {});
+    if (server.stderr) {
+      server.stderr.on('data', (chunk: Buffer) => {
+        sink.server(chunk);
+        tail.push(chunk);
+        if (report !== undefined) {
+          const lines = recordLines.push(chunk);
+          if (lines.length > 0) report.onStderr(lines);
+        }
+      });
+      server.stderr.on('error', () => {});
+    }
+  };
+  wireChild(child);
 
   // A debugger that turns us away is worth one line: otherwise the session is silently unobserved.
   report?.reporter.once('refused', (status: number) => {
@@ -237,10 +253,15 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   report?.recorder.onSpawned(child.pid);
   const releaseEvery = options.releaseMemoryEvery ?? DEFAULT_RELEASE_EVERY_BYTES;
   const memory = releaseEvery > 0 ? new MemoryRelease(releaseEvery) : undefined;
+  // The server can be restarted under the session: by --watch, or from the debugger (which needs reporting on).
+  const watchPaths = options.watch ?? [];
+  const restartable = watchPaths.length > 0 || report !== undefined;
+  const sessionState = restartable ? new SessionMemory() : undefined;
   const onFrame = (frame: Frame): void => {
     // `size`: a long line relayed in pieces is counted whole, when it ends.
     memory?.relayed(frame.size);
     report?.onFrame(frame);
+    sessionState?.observe(frame);
     if (options.trace) sink.write(traceLine(frame));
     if (frame.direction !== 'server-to-client') return;
     if (frame.type === 'response' || frame.type === 'error' || frame.type === 'batch') {
@@ -251,8 +272,13 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   };
 
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  // Set once the relay exists: requests answered here (no server can) go back through it.
+  let answerHere: (request: Frame, code: number, message: string, name: string) => void = () => {};
+  const restartGate = restartable
+    ? new RestartGate({ inner: report?.gate, answer: (request, code, message) => answerHere(request, code, message, 'ServerNotRunning') })
+    : undefined;
   const relay: Relay = createRelay({
-    gate: report?.gate,
+    gate: restartGate ?? report?.gate,
     client: { readable: stdin, writable: stdout, end: false },
     server: { readable: child.stdout as Readable, writable: child.stdin as NodeJS.WritableStream & Writable },
     maxFrameBytes,
@@ -270,8 +296,21 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   });
 
   report?.attach(relay);
+  answerHere = (request, code, message, name) => {
+    const key = idKey(request);
+    if (key !== undefined) relay.correlator.take('server-to-client', key);
+    relay.toClient.send([madeFrame({ outcome: { kind: 'fail', code, message }, request, lift: {} }, 'server-to-client', request.seq)]);
+    try {
+      report?.recorder.onProxyAnswer(request, { name, message, code });
+    } catch {
+      // Observation is best-effort.
+    }
+  };
 
-  let exited = false;
+  /** Server processes that have exited. */
+  const gone = new WeakSet<ChildProcess>();
+  /** Server processes being stopped for a restart: their exit is not the session's end. */
+  const retiring = new WeakSet<ChildProcess>();
   let stoppedByUs = false;
   // The host closed our stdin, or it broke: a server that exits then was asked to, or has nobody left.
   let hostClosed = false;
@@ -286,17 +325,26 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   // launcher's child (npx, sh -c '…; node server.js') holds the server's
   // stdout as much as the server does, and must not outlive the session.
   const signalled = new Map<number, TreeMember>();
-  const signalTree = (signal: NodeJS.Signals): void => {
+  const signalTree = (server: ChildProcess, signal: NodeJS.Signals): void => {
     // Below it first: a server that dies at once hands its children to init, out of its tree.
-    if (child.pid !== undefined) for (const member of signalDescendants(child.pid, signal)) signalled.set(member.pid, member);
-    child.kill(signal);
+    if (server.pid !== undefined) for (const member of signalDescendants(server.pid, signal)) signalled.set(member.pid, member);
+    server.kill(signal);
   };
+  // The session ends with the last server's exit (or, with no server left running, the host's leaving).
+  let lastExit: [number | null, NodeJS.Signals | null] = [null, null];
+  let endSession: (exit: [number | null, NodeJS.Signals | null]) => void = () => {};
+  const sessionEnd = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => (endSession = resolve));
   const terminate = (signal: NodeJS.Signals): void => {
-    if (exited) return;
+    const server = child;
+    if (gone.has(server)) {
+      // No server is running (it failed to come back after a restart): nothing to wait for.
+      if (restartGate?.standing === 'down') endSession(lastExit);
+      return;
+    }
     stoppedByUs = true;
-    signalTree(signal);
+    signalTree(server, signal);
     const timer = setTimeout(() => {
-      if (!exited) signalTree('SIGKILL');
+      if (!gone.has(server)) signalTree(server, 'SIGKILL');
     }, killGraceMs);
     timer.unref();
     timers.push(timer);
@@ -346,10 +394,81 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   forwardSignal = (signal) => terminate(signal);
   if (earlySignal !== undefined) forwardSignal(earlySignal);
 
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
-    child.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
+  const exitOf = (server: ChildProcess): Promise<[number | null, NodeJS.Signals | null]> =>
+    new Promise((resolve) => {
+      if (typeof server.exitCode === 'number' || typeof server.signalCode === 'string') resolve([server.exitCode, server.signalCode]);
+      else server.once('exit', (code, signal) => resolve([code, signal]));
+    });
+  const restarter =
+    restartGate === undefined || sessionState === undefined
+      ? undefined
+      : new Restarter({
+          relay,
+          gate: restartGate,
+          memory: sessionState,
+          spawn: () => startChild(options.spawn ?? nodeSpawn, options),
+          current: () => (gone.has(child) ? undefined : child),
+          adopt: (server) => {
+            child = server;
+            wireChild(server);
+            followExit(server);
+          },
+          stop: async (server) => {
+            retiring.add(server);
+            signalTree(server, 'SIGTERM');
+            const kill = setTimeout(() => signalTree(server, 'SIGKILL'), killGraceMs);
+            kill.unref();
+            await exitOf(server);
+            clearTimeout(kill);
+          },
+          exited: async (server) => {
+            const [code, signal] = await exitOf(server);
+            return signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
+          },
+          answer: (request, code, message, name) => answerHere(request, code, message, name),
+          retryHint: watchPaths.length > 0 ? 'fix it and save to restart it' : 'fix it and restart it from the debugger',
+          report: (record) => {
+            sink.write(`${record.ok ? messages.restarted(record) : messages.restartFailed(record)}\n`);
+            try {
+              report?.recorder.onRestart(record);
+            } catch {
+              // Observation is best-effort.
+            }
+          },
+        });
+  /** Whether a server that exits on its own leaves the proxy up (waiting for the next change), rather than ending the session. */
+  const staysUp = watchPaths.length > 0;
+  const followExit = (server: ChildProcess): void => {
+    void exitOf(server).then(([code, signal]) => {
+      gone.add(server);
+      // An old server stopped by a restart, or a new one the restart is still bringing up: the restart's to handle.
+      if (retiring.has(server) || server !== child || restarter?.starting(server) === true) return;
+      lastExit = [code, signal];
+      if (staysUp && !hostClosed && restartGate !== undefined) {
+        const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
+        restartGate.down(`it ${how}; fix it and save to restart it`);
+        sink.write(`${messages.serverDownWatching(how)}\n`);
+        return;
+      }
+      endSession([code, signal]);
+    });
+  };
+  followExit(child);
+  const watching =
+    restarter !== undefined && watchPaths.length > 0
+      ? watchFiles(
+          watchPaths,
+          (file) => void restarter.restart('file change', file),
+          (problem) => sink.write(`${messages.usageError(`--watch: ${problem}`)}\n`),
+        )
+      : undefined;
+  // The debugger's Restart server button (POST /api/runs/:runId/restart).
+  report?.reporter.on('restart', (runId: string) => {
+    if (restarter !== undefined && runId === report.recorder.runId) void restarter.restart('the debugger');
   });
-  exited = true;
+
+  const [code, signal] = await sessionEnd;
+  watching?.close();
   for (const timer of timers) clearTimeout(timer);
   // Nobody is left to answer a held frame: let everything drain, and hold nothing more.
   report?.gate.stop();

@@ -162,6 +162,28 @@ export interface SessionEnd {
   signal?: NodeJS.Signals | null;
 }
 
+/** One restart of the server under the session, as `meta.restarts` lists it. */
+export interface RestartRecord {
+  /** 1 for the first restart, and so on: the server generation it started. */
+  n: number;
+  /** When it began, ISO 8601. */
+  at: string;
+  /** What asked for it: `file change` (`--watch`), `the debugger` (the API or the viewer). */
+  reason: string;
+  /** The changed file, for a file change. */
+  file?: string;
+  /** True when the new server is up and the handshake was replayed to it. */
+  ok: boolean;
+  /** The new server's pid. */
+  pid?: number;
+  /** From the start of the restart to the server being ready, in ms. */
+  ms?: number;
+  /** Why it failed, when it did. */
+  error?: string;
+  /** The lists (`tools`, `resources`, `prompts`) that changed, told to the host or not. */
+  changed?: Array<{ kind: string; told: boolean }>;
+}
+
 /** Options for {@link RelayRecorder}. */
 export interface RelayRecorderOptions {
   /** Where the run is started and its events sent. */
@@ -245,6 +267,8 @@ export class RelayRecorder {
   readonly #degraded = new Set<Direction>();
   /** Degrade notices to log on the session node when the first raw frame of their direction is recorded. */
   readonly #notices = new Map<Direction, string>();
+  /** The restarts so far (see {@link RelayRecorder.onRestart}). */
+  readonly #restarts: RestartRecord[] = [];
   #noise = 0;
   #finished = false;
   readonly #detachedLimit: number;
@@ -628,6 +652,37 @@ export class RelayRecorder {
     }
     this.#reporter.send(this.runId, { type: 'run.finished', status: failed ? 'error' : 'ok' });
     this.#finished = true;
+  }
+
+  /**
+   * The server was restarted under the session (or could not be): a line
+   * on the session node where it happened (`stream: "graphmind"`), and
+   * the run's `meta.restarts`, every restart so far.
+   */
+  onRestart(restart: RestartRecord): void {
+    if (this.#finished) return;
+    this.flush();
+    this.#restarts.push(restart);
+    const how = restart.ok
+      ? `the MCP server was restarted (${restart.reason}${restart.file === undefined ? '' : `: ${restart.file}`}); new pid ${restart.pid ?? '?'}, handshake replayed in ${restart.ms ?? 0} ms`
+      : `the MCP server could not be restarted (${restart.reason}): ${restart.error ?? 'it failed'}`;
+    this.#log(how, PROXY_LOG_STREAM);
+    this.#meta({ restarts: [...this.#restarts] });
+  }
+
+  /**
+   * A request the proxy answered itself, with an error, because no server
+   * can: it was in flight when the server was restarted, or the server is
+   * not running.
+   */
+  onProxyAnswer(request: Frame, error: InstanceError): void {
+    if (this.#finished) return;
+    this.flush();
+    const instanceId = request.instanceId;
+    if (!seen(instanceId)) return;
+    this.#open.delete(request);
+    this.#countEnd(request, true);
+    this.#failed(instanceId, undefined, error, 0);
   }
 
   /** The instance recorded for a request or notification frame. */

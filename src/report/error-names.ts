@@ -22,6 +22,10 @@ export const ERROR_NAMES = {
   Aborted: 'Aborted',
   /** In process (the adapter): the handler threw. */
   HandlerError: 'HandlerError',
+  /** The request was in flight when the proxy restarted the server under the session. */
+  ServerRestarted: 'ServerRestarted',
+  /** The request came while the server was not running (it failed to start or to come back). */
+  ServerNotRunning: 'ServerNotRunning',
 } as const;
 
 /** One of {@link ERROR_NAMES}. */

@@ -263,7 +263,8 @@ export type RunEvent =
 export type ServerToReporter =
   | { type: 'breakpoints'; breakpoints: Breakpoints }
   | { type: 'decision'; holdId: string; action: HoldAction; value?: unknown }
-  | { type: 'rejected'; runId: string; reason: string };
+  | { type: 'rejected'; runId: string; reason: string }
+  | { type: 'restart'; runId: string };
 
 /**
  * What the live feed (`/api/live`) sends, one JSON object per message. A

@@ -198,7 +198,8 @@ class RunState {
  * that is not the debugger's; it is tried again, with backoff, as when
  * nothing listens), `'rejected'` (a run id and the server's reason: the
  * server records nothing more of that run on this connection, as when it
- * was deleted while live, or another connection reports it).
+ * was deleted while live, or another connection reports it), `'restart'`
+ * (a run id: the debugger asks the proxy reporting it to restart its server).
  */
 export class Reporter extends EventEmitter {
   /** The debugger's port: the `url` option's when one is given, else the `port` option (default 4747). */
@@ -778,6 +779,9 @@ export class Reporter extends EventEmitter {
       } else if (message.type === 'rejected') {
         if (typeof message.runId !== 'string') return;
         this.emit('rejected', message.runId, typeof message.reason === 'string' ? message.reason : '');
+      } else if (message.type === 'restart') {
+        if (typeof message.runId !== 'string') return;
+        this.emit('restart', message.runId);
       }
     } catch {
       // A listener that throws must not break the connection.

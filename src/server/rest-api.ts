@@ -16,6 +16,12 @@ export interface ApiContext {
   maxBody: number;
   /** Delete a run (memory and disk), let its held frames go and tell the viewers; false if unknown. */
   deleteRun(runId: string): boolean;
+  /**
+   * Ask the proxy reporting a live run to restart its server: `asked`, or
+   * why not (`unknown` run, run `ended`, `not-proxy`: not a proxy's, or no
+   * proxy connected for it).
+   */
+  restartRun(runId: string): 'asked' | 'unknown' | 'ended' | 'not-proxy';
   getBreakpoints(): Breakpoints;
   setBreakpoints(breakpoints: Breakpoints): void;
 }
@@ -70,6 +76,15 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, path:
   const parts = path.split('/').filter((part) => part !== '');
   // parts[0] === 'api'
   const [, resource, id, ...rest] = parts;
+  if (resource === 'runs' && id !== undefined && rest.length === 1 && rest[0] === 'restart') {
+    if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'not found');
+    if (method !== 'POST') return sendMethodNotAllowed(res, 'POST');
+    const asked = ctx.restartRun(id);
+    if (asked === 'unknown') return sendError(res, 404, 'not found');
+    if (asked === 'ended') return sendError(res, 409, 'this run has ended');
+    if (asked === 'not-proxy') return sendError(res, 409, 'this run is not a live graphmind mcp-proxy session');
+    return sendJson(res, 202, { ok: true });
+  }
   if (rest.length > 0) return sendError(res, 404, 'not found');
 
   if (resource === 'health' && id === undefined) {

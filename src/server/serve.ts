@@ -205,6 +205,15 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
       owners.get(runId)?.send({ type: 'rejected', runId, reason: 'the run was deleted' });
       return true;
     },
+    restartRun(runId: string): 'asked' | 'unknown' | 'ended' | 'not-proxy' {
+      const state = store.get(runId);
+      if (state === undefined) return 'unknown';
+      if (state.summary.status !== 'running') return 'ended';
+      const owner = owners.get(runId);
+      if (state.summary.source !== 'mcp-proxy' || owner === undefined) return 'not-proxy';
+      owner.send({ type: 'restart', runId });
+      return 'asked';
+    },
     getBreakpoints: () => breakpoints,
     setBreakpoints(next: Breakpoints) {
       breakpoints = next;

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { Classifier } from './classifier.js';
 import { Correlator } from './correlator.js';
-import { driveDirection } from './drive-direction.js';
+import { driveDirection, type DirectionControl } from './drive-direction.js';
 import type { Direction, Frame, FrameBatch } from './frame.js';
 import { FrameWriter } from './frame-writer.js';
 import { GateTransform, type FrameGate } from './gate-transform.js';
@@ -92,6 +92,14 @@ export interface Relay {
   readonly correlator: Correlator;
   /** Tear both directions down. */
   destroy(error?: Error): void;
+  /**
+   * Relay to and from another server from now on (a restarted process):
+   * the host's frames go to `server.writable`, and `server.readable` is
+   * read instead of the old server's output, which is let go (what of it
+   * was not read yet, and a line it left unfinished, are dropped). The
+   * host's side, the correlator and the gates stay as they are.
+   */
+  replaceServer(server: RelayEndpoint): void;
 }
 
 function buildDirection(
@@ -100,6 +108,7 @@ function buildDirection(
   sink: RelayEndpoint,
   correlator: Correlator,
   options: RelayOptions,
+  control: DirectionControl,
 ): RelayDirection {
   const gateCore = options.gate;
   const nothingHolds = (): boolean => gateCore === undefined || gateCore.mayHold?.(direction) === false;
@@ -117,7 +126,7 @@ function buildDirection(
     const onDegrade = options.onDegrade;
     framer.once('degraded', (info: { bytes: number }) => onDegrade(direction, info.bytes));
   }
-  const done = driveDirection(source, { framer, classifier, gate, lifter, writer, nothingHolds });
+  const done = driveDirection(source, { framer, classifier, gate, lifter, writer, nothingHolds }, control);
   // A failed direction is reported through `done`; never as an unhandled rejection.
   done.catch(() => {});
   const send = (frames: FrameBatch): void => {
@@ -158,8 +167,9 @@ function buildDirection(
  */
 export function createRelay(options: RelayOptions): Relay {
   const correlator = new Correlator();
-  const toServer = buildDirection('client-to-server', options.client.readable, options.server, correlator, options);
-  const toClient = buildDirection('server-to-client', options.server.readable, options.client, correlator, options);
+  const fromServer: DirectionControl = {};
+  const toServer = buildDirection('client-to-server', options.client.readable, options.server, correlator, options, {});
+  const toClient = buildDirection('server-to-client', options.server.readable, options.client, correlator, options, fromServer);
   return {
     toServer,
     toClient,
@@ -169,6 +179,10 @@ export function createRelay(options: RelayOptions): Relay {
         dir.framer.destroy(error);
         dir.writer.destroy(error);
       }
+    },
+    replaceServer(server: RelayEndpoint) {
+      toServer.writer.redirect(server.writable);
+      fromServer.switchSource?.(server.readable);
     },
   };
 }

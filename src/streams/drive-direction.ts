@@ -52,8 +52,20 @@ function prematureClose(): Error {
  *   stage destroyed from outside rejects the promise and destroys the
  *   source and the stages, as `stream.pipeline` would.
  */
-export function driveDirection(source: Readable, stages: DirectionStages): Promise<void> {
+/** What {@link driveDirection} fills in for its caller to steer it while it runs. */
+export interface DirectionControl {
+  /**
+   * Read from `next` instead of the current source, from now on: the
+   * current one is let go (its unread chunks and any line in progress are
+   * dropped, its end and errors no longer concern the direction), and
+   * framing starts afresh. Frames already written stay written.
+   */
+  switchSource?: (next: Readable) => void;
+}
+
+export function driveDirection(initial: Readable, stages: DirectionStages, control: DirectionControl = {}): Promise<void> {
   const { framer, classifier, gate, lifter, writer, nothingHolds } = stages;
+  let source = initial;
   return new Promise<void>((resolve, reject) => {
     let held = false;
     let draining = false;
@@ -164,6 +176,30 @@ export function driveDirection(source: Readable, stages: DirectionStages): Promi
 
     for (const emitter of [source, framer, writer]) emitter.on('error', fail);
     for (const [emitter, event, listener] of listeners) emitter.on(event, listener);
+    control.switchSource = (next: Readable): void => {
+      if (over) return;
+      const old = source;
+      old.off('data', onData);
+      old.off('end', onEnd);
+      old.off('close', onClose);
+      old.off('error', fail);
+      // A late error of the old source must not become an uncaught one.
+      old.on('error', ignore);
+      waiting.length = 0;
+      framer.reset();
+      // A long line of the old source cut off half-way: the next line starts on its own.
+      writer.endLine();
+      source = next;
+      listeners[0] = [next, 'end', onEnd];
+      listeners[1] = [next, 'close', onClose];
+      next.on('error', fail);
+      next.on('end', onEnd);
+      next.on('close', onClose);
+      next.on('data', onData);
+      // A source paused by its last reader does not flow again by itself when a 'data' listener is added.
+      if (held || draining) next.pause();
+      else next.resume();
+    };
     if (source.readableEnded) {
       queueMicrotask(onEnd);
       return;

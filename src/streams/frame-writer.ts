@@ -29,19 +29,58 @@ export interface FrameWriterOptions {
  * backpressure up the pipeline to the source.
  */
 export class FrameWriter extends Writable {
-  /** Where the bytes go; its errors destroy this writer. */
-  readonly destination: NodeJS.WritableStream & Writable;
+  /** Where the bytes go; its errors destroy this writer (see {@link FrameWriter.redirect}). */
+  get destination(): NodeJS.WritableStream & Writable {
+    return this.#destination;
+  }
+  #destination: NodeJS.WritableStream & Writable;
   readonly #end: boolean;
   /** The bytes written last stopped inside a line: its end has not gone out yet. */
   #midLine = false;
   /** Bytes of {@link FrameWriter.writeBytes} waiting for the line in progress to end. */
   #waiting: Buffer[] = [];
+  readonly #onDestinationError = (error: Error): void => {
+    this.destroy(error);
+  };
 
   constructor(options: FrameWriterOptions) {
     super({ objectMode: true, highWaterMark: options.highWaterMark ?? 16 });
-    this.destination = options.destination;
+    this.#destination = options.destination;
     this.#end = options.end ?? true;
-    this.destination.on('error', (error: Error) => this.destroy(error));
+    this.#destination.on('error', this.#onDestinationError);
+  }
+
+  /**
+   * Write to `next` from now on (a restarted server's stdin). The old
+   * destination is let go: its errors no longer concern this writer, and a
+   * line left unfinished in it, with the lines of ours waiting behind it,
+   * is given up.
+   */
+  redirect(next: NodeJS.WritableStream & Writable): void {
+    const old = this.#destination;
+    old.off('error', this.#onDestinationError);
+    // A late error of the old destination must not become an uncaught one.
+    old.on('error', () => {});
+    this.#destination = next;
+    next.on('error', this.#onDestinationError);
+    this.#midLine = false;
+    this.#waiting = [];
+  }
+
+  /**
+   * If the bytes written last stopped inside a line (a long line passed on
+   * in pieces whose source went away), end that line with a newline, so
+   * that what comes next starts a line of its own. The reader gets a broken
+   * line either way; not a broken conversation.
+   */
+  endLine(): void {
+    if (!this.#midLine) return;
+    const dest = this.#destination;
+    if (!dest.writableEnded && !dest.destroyed) dest.write(Buffer.from('\n'));
+    this.#midLine = false;
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const raw of waiting) this.writeBytes(raw);
   }
 
   /**
@@ -52,9 +91,9 @@ export class FrameWriter extends Writable {
    * wait for that line's newline and go right after it.
    */
   writeBytes(raw: Buffer): void {
-    if (this.destination.writableEnded || this.destination.destroyed) return;
+    if (this.#destination.writableEnded || this.#destination.destroyed) return;
     if (this.#midLine) this.#waiting.push(raw);
-    else this.destination.write(raw);
+    else this.#destination.write(raw);
   }
 
   /** Write `view`, keeping track of where the line stands; waiting lines of ours go in at its first line end. */
@@ -90,7 +129,7 @@ export class FrameWriter extends Writable {
    *   on yet: write no more until {@link whenDrained} calls back.
    */
   writeBatch(batch: FrameBatch): boolean {
-    const dest = this.destination;
+    const dest = this.#destination;
     if (dest.destroyed || dest.writableEnded) return true;
     let ok = true;
     let corked = false;
@@ -130,7 +169,7 @@ export class FrameWriter extends Writable {
 
   /** Call `callback` once the destination has drained (or closed). */
   whenDrained(callback: () => void): void {
-    const dest = this.destination;
+    const dest = this.#destination;
     const done = (): void => {
       dest.off('drain', done);
       dest.off('close', done);
@@ -143,9 +182,9 @@ export class FrameWriter extends Writable {
   /** Node's Writable hook at the end: write the lines still waiting, then end the destination unless the `end` option was `false`. */
   override _final(callback: (error?: Error | null) => void): void {
     // A line left unfinished at the end: what waited for it goes out after all.
-    for (const raw of this.#waiting) if (!this.destination.writableEnded && !this.destination.destroyed) this.destination.write(raw);
+    for (const raw of this.#waiting) if (!this.#destination.writableEnded && !this.#destination.destroyed) this.#destination.write(raw);
     this.#waiting = [];
-    if (this.#end && !this.destination.writableEnded) this.destination.end();
+    if (this.#end && !this.#destination.writableEnded) this.#destination.end();
     callback();
   }
 }

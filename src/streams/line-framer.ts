@@ -103,6 +103,23 @@ export class LineFramer extends Transform {
     return this.#degraded;
   }
 
+  /**
+   * Forget the line in progress and any fallback to raw bytes: what comes
+   * next is a new stream (a restarted server's output), framed from
+   * scratch. Frame numbers go on from where they were.
+   */
+  reset(): void {
+    this.#parts = [];
+    this.#partBytes = 0;
+    this.#degraded = false;
+    this.#batch = [];
+    this.#streaming = undefined;
+    this.#kept = [];
+    this.#keptBytes = 0;
+    this.#lineBytes = 0;
+    this.#headOnly = false;
+  }
+
   /** Node's Transform hook: frame one chunk (see {@link LineFramer.frame}) and push the batch it completed. */
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     const batch = this.frame(chunk);
