@@ -17,6 +17,8 @@ export interface GateReporter extends EventEmitter {
   readonly url: string;
   /** Queue an event of a run. */
   send(runId: string, event: HoldOpened | HoldReleased): void;
+  /** Somebody waits for a debugger for `ms`: look for one often meanwhile (optional). */
+  hurry?(ms: number): void;
 }
 
 /** The `hold.opened` event a {@link DebuggerGate} reports. */
@@ -145,6 +147,7 @@ export class DebuggerGate {
   whenArmed(timeoutMs: number): Promise<boolean> {
     if (this.gate.attached) return Promise.resolve(true);
     if (this.#stopped) return Promise.resolve(false);
+    this.reporter.hurry?.(timeoutMs);
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);

@@ -76,6 +76,8 @@ const MAX_BATCH = 1000;
  */
 const COALESCE_MS = 20;
 const MAX_RECONNECT_MS = 5000;
+/** The longest wait between connection attempts while somebody waits for a debugger (see `Reporter.hurry`). */
+const HURRY_RECONNECT_MS = 250;
 /** How long the plain TCP probe of the debugger's port may take. */
 const PROBE_TIMEOUT_MS = 5000;
 /**
@@ -250,6 +252,8 @@ export class Reporter extends EventEmitter {
   #drainTimer: NodeJS.Timeout | undefined;
   #reconnectDelay: number;
   #reconnectTimer: NodeJS.Timeout | undefined;
+  /** Until when attempts come quickly (see {@link Reporter.hurry}). */
+  #hurryUntil = 0;
 
   constructor(options: ReporterOptions = {}) {
     super();
@@ -753,9 +757,23 @@ export class Reporter extends EventEmitter {
   #scheduleReconnect(): void {
     if (this.#closed) return;
     clearTimeout(this.#reconnectTimer);
-    this.#reconnectTimer = setTimeout(() => this.#connect(), this.#reconnectDelay);
+    // While somebody waits for a debugger (hurry), every 250 ms at most: one that starts late is not missed.
+    const delay = Date.now() < this.#hurryUntil ? Math.min(this.#reconnectDelay, HURRY_RECONNECT_MS) : this.#reconnectDelay;
+    this.#reconnectTimer = setTimeout(() => this.#connect(), delay);
     this.#reconnectTimer.unref();
     this.#reconnectDelay = Math.min(this.#reconnectDelay * 2, MAX_RECONNECT_MS);
+  }
+
+  /**
+   * Somebody waits for a debugger for the next `ms` (a `--wait-for-attach`,
+   * an adapter's `waitForAttach`): until then connection attempts come at
+   * least every 250 ms, and one is made now if none is under way.
+   */
+  hurry(ms: number): void {
+    this.#hurryUntil = Math.max(this.#hurryUntil, Date.now() + ms);
+    if (this.#attached || this.#connecting || this.#closed) return;
+    clearTimeout(this.#reconnectTimer);
+    this.#connect();
   }
 
   #onMessage(text: string): void {
