@@ -99,6 +99,17 @@ export class AdapterRuntime {
   readonly #detached = new DetachedCalls();
   /** Gated calls running now whose runs have not been sent yet (see `CallRun`). */
   readonly inFlight = new Set<GatedCall>();
+  /** Gated calls running now (until their answer is recorded). */
+  readonly running = new Set<GatedCall>();
+  /**
+   * Carry request scopes through async context (`requestScope`): off until a
+   * handler calls the server's `createMessage` directly, the one thing that
+   * needs it (it names no request). Until then a handler finds its request
+   * through the SDK's context object (`scopeOfContext`).
+   */
+  trackAsync = false;
+  /** Inside the synchronous start of a sampling request the adapter sends itself: a nested `createMessage` is that request. */
+  samplingDepth = 0;
   #showTimer: NodeJS.Timeout | undefined;
   #exitFlushing = false;
 
@@ -155,6 +166,13 @@ export class AdapterRuntime {
   /** True once {@link AdapterRuntime.dispose} ran: wrapped servers then run as if unwrapped. */
   get disposed(): boolean {
     return this.#disposed;
+  }
+
+  /** The one gated call running now, if exactly one is (a guess that is right whenever it is made). */
+  onlyRunningCall(): GatedCall | undefined {
+    if (this.running.size !== 1) return undefined;
+    for (const call of this.running) return call;
+    return undefined;
   }
 
   /** A new connection's id, namespacing its requests' instance ids: `c1`, `c2`, … */

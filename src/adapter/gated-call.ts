@@ -5,7 +5,7 @@ import type { HideSettings } from '../report/hide.js';
 import type { AdapterRuntime } from './adapter-runtime.js';
 import { CallRun } from './call-run.js';
 import { abortError, holdFor, type HeldThing } from './hold-for.js';
-import { DebuggerAnswer, requestScope, type FinalAnswer } from './request-scope.js';
+import { DebuggerAnswer, type FinalAnswer, type RequestScope } from './request-scope.js';
 import { gatedSampling } from './sampling-gate.js';
 import { chainedContext, requestIdOf, sessionIdOf, signalOf, trailingContext, type HandlerContext, type SendRequest } from './sdk-shape.js';
 import type { CallSite, ServerState } from './server-state.js';
@@ -49,7 +49,9 @@ export class GatedCall {
   readonly uri: string | undefined;
   /** Aborted in the debugger: the request ends with -32099 whatever the handler does. */
   aborted = false;
-  /** The run's own abort controller, chained into the handler's signal (only while attached). */
+  /** The scope of the request this call runs in (set by whoever starts it). */
+  scope: RequestScope | undefined;
+  /** The run's own abort controller, chained into the handler's signal (made when needed, see #signal). */
   #controller: AbortController | undefined;
   #samplings = 0;
 
@@ -67,6 +69,7 @@ export class GatedCall {
     // Nothing goes out yet: a quick call nobody holds is sent whole when it ends (see CallRun).
     this.run = new CallRun(runtime, server, `${site.method}:${site.node.label}`, { connection, sessionId: sessionIdOf(context) }, { instanceId: this.instanceId, node: site.node, input: runtime.recordedInput(input) });
     runtime.inFlight.add(this);
+    runtime.running.add(this);
   }
 
   /** The next nested instance id (sampling issued by this handler). */
@@ -78,8 +81,15 @@ export class GatedCall {
   abort(): DebuggerAnswer {
     this.aborted = true;
     const error = abortError();
-    this.#controller?.abort(error);
+    this.#controller ??= new AbortController();
+    this.#controller.abort(error);
     return error;
+  }
+
+  /** The run's own abort signal, made when first asked for (most handlers never read their signal). */
+  #signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    return this.#controller.signal;
   }
 
   /** Run the handler through the gates; resolves or rejects as the client's answer should. */
@@ -89,8 +99,11 @@ export class GatedCall {
     let callArgs = args;
     const context = this.context;
     if (context !== undefined && core.mayHold(this.run.runId)) {
-      this.#controller = new AbortController();
-      callArgs = [...args.slice(0, -1), chainedContext(context, this.#controller.signal, (send) => this.#wrapSend(send))];
+      callArgs = args.slice();
+      callArgs[callArgs.length - 1] = chainedContext(context, () => this.#signal(), {
+        send: (send) => this.#wrapSend(send),
+        sampling: (requestSampling) => (params, ...rest) => gatedSampling(this.server, this, params, () => requestSampling(params, ...rest)),
+      });
     }
     return this.#lifecycle(handler, thisArg, callArgs);
   }
@@ -176,8 +189,7 @@ export class GatedCall {
 
   /** Throw an answer that must reach the client as a JSON-RPC error (see `RequestScope.escape`). */
   #throwAnswer(error: DebuggerAnswer): never {
-    const scope = requestScope.getStore();
-    if (scope !== undefined) scope.escape = error;
+    if (this.scope !== undefined) this.scope.escape = error;
     throw error;
   }
 
@@ -189,7 +201,7 @@ export class GatedCall {
   #record(answer: AnswerRecord): void {
     const runtime = this.server.runtime;
     runtime.inFlight.delete(this);
-    const scope = requestScope.getStore();
+    const scope = this.scope;
     if (scope !== undefined && scope.dispatch && scope.call === this && scope.settled === undefined) {
       scope.settled = (final) => this.#complete(asAnswered(this.site.method, answer, final, runtime.hide));
       return;
@@ -198,6 +210,7 @@ export class GatedCall {
   }
 
   #complete(answer: AnswerRecord): void {
+    this.server.runtime.running.delete(this);
     if (answer.failed) this.server.runtime.stats.errors++;
     this.run.complete(answer);
   }

@@ -86,7 +86,8 @@ export function graphmind(options: GraphmindOptions = {}): Graphmind {
       return { ...runtime.stats };
     },
     event(name: string, data?: unknown): boolean {
-      const call = requestScope.getStore()?.call;
+      // The call running now: by async context once that is on, else the only one running.
+      const call = (runtime.trackAsync ? requestScope.getStore()?.call : undefined) ?? runtime.onlyRunningCall();
       if (call === undefined || runtime.disposed) return false;
       let text = name;
       if (data !== undefined) {

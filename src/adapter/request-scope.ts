@@ -13,8 +13,6 @@ export interface RequestScope {
   call: GatedCall | undefined;
   /** An error to answer the request with, whatever the handler's result became. */
   escape: Error | undefined;
-  /** Inside a sampling gate: a nested send is the same request, not a new one. */
-  sampling: boolean;
   /**
    * Made by the SDK's dispatch of the request (see `inScope`): the answer the
    * client gets is known only once the SDK's own handler around the call has
@@ -35,12 +33,26 @@ export interface FinalAnswer {
   value: unknown;
 }
 
-/** The request scope of the code running now (see {@link RequestScope}). */
+/**
+ * The request scope of the code running now (see {@link RequestScope}),
+ * carried through async work. Used only once a handler has called the
+ * server's `createMessage` directly (see `AdapterRuntime.trackAsync`): on
+ * Node 20 async context puts a hook on every promise the process makes,
+ * about a quarter of what the adapter cost per call.
+ */
 export const requestScope = new AsyncLocalStorage<RequestScope>();
+
+/**
+ * Scopes by the SDK's context object of their request (`extra` in 1.x,
+ * `ctx` in 2.x): the SDK hands the same object to its dispatch and to the
+ * handler, which is how a handler finds its request's scope without async
+ * context.
+ */
+export const scopeOfContext = new WeakMap<object, RequestScope>();
 
 /** A fresh scope for one request (`dispatch`: made by the SDK's dispatch of it, see {@link RequestScope.dispatch}). */
 export function newScope(dispatch = false): RequestScope {
-  return { call: undefined, escape: undefined, sampling: false, dispatch, settled: undefined };
+  return { call: undefined, escape: undefined, dispatch, settled: undefined };
 }
 
 /** Tell the call of `scope` what the SDK finally answered (once); never throws. */

@@ -5,7 +5,7 @@ import type { InstanceError, NodeDeclaration } from '../report/events.js';
 import { CallRun } from './call-run.js';
 import type { GatedCall } from './gated-call.js';
 import { abortError, holdFor, type HeldThing } from './hold-for.js';
-import { DebuggerAnswer, newScope, requestScope } from './request-scope.js';
+import { DebuggerAnswer } from './request-scope.js';
 import { signalOf } from './sdk-shape.js';
 import type { ServerState } from './server-state.js';
 
@@ -19,20 +19,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * A sampling request a handler sends the client (`extra.sendRequest`,
  * `ctx.mcpReq.send`, `ctx.mcpReq.requestSampling`, or the server's
  * `createMessage`), gated as its own `llm:sampling` node nested under the
- * call that issued it (found through the request scope when the SDK call
- * carries no request id). Outside any call it gets a small run of its own.
+ * call that issued it (`parent`; for a server's `createMessage`, which
+ * names no request, found through async context by the caller). Outside any call it gets a small run of its own.
  * Decisions as for a call: inject answers the handler with a lifted
  * `CreateMessageResult` (the client is not asked), retry asks again, abort
  * aborts the issuing call (its signal fires; the request ends with -32099)
  * and rejects here.
  */
 export async function gatedSampling(server: ServerState, parent: GatedCall | undefined, params: unknown, send: () => Promise<unknown>): Promise<unknown> {
-  const scope = requestScope.getStore();
-  // A send made inside a gated sampling (createMessage sending its request) is that same sampling;
-  // with no debugger nothing can hold it, and it is not recorded.
-  if (scope?.sampling === true || !server.runtime.core.armed) return send();
   const runtime = server.runtime;
-  const issuer = parent ?? scope?.call;
+  // With no debugger nothing can hold it, and it is not recorded.
+  if (!runtime.core.armed) return send();
+  const issuer = parent;
   runtime.stats.sampling++;
   const instanceId = issuer?.nestedId('sampling') ?? `${server.connection}:sampling:${runtime.stats.sampling}`;
   const node: NodeDeclaration = { nodeId: 'llm:sampling', kind: 'llm', parent: issuer?.site.node.nodeId ?? server.node.nodeId, label: 'sampling' };
@@ -89,13 +87,21 @@ export async function gatedSampling(server: ServerState, parent: GatedCall | und
       if (outcome.kind !== 'forward' && outcome.kind !== 'retry') return decided(outcome);
     }
   }
-  const inner = { ...(scope ?? newScope()), sampling: true };
+  // While it starts, a createMessage it calls through is this same request (see AdapterRuntime.samplingDepth).
+  const sendOnce = (): Promise<unknown> => {
+    runtime.samplingDepth++;
+    try {
+      return send();
+    } finally {
+      runtime.samplingDepth--;
+    }
+  };
   for (;;) {
     let result: unknown;
     let thrown: unknown;
     let threw = false;
     try {
-      result = await requestScope.run(inner, send);
+      result = await sendOnce();
     } catch (error) {
       threw = true;
       thrown = error;

@@ -128,36 +128,55 @@ function chained(sdk: unknown, run: AbortSignal): AbortSignal {
  * A view of one of the SDK's context objects with the debugger's pieces
  * put in: `signal` (when the object has one) is the SDK's chained with the
  * run's own (see {@link chained}, made on first read: most handlers never
- * read it), the client-request sender named `sendKey` is wrapped to gate
- * sampling, and `inner` members are views of their own. Everything else
+ * read it), the functions named in `wrapped` are wrapped (made on first
+ * read too), and `inner` members are views of their own. Everything else
  * reads through to the SDK's object, which is not changed (a `Proxy`, not a
  * copy: copying the context on every call cost more than the rest of the
  * adapter together).
  */
-function contextView(target: Obj, run: AbortSignal, wrapSend: (send: SendRequest) => SendRequest, sendKey: string, inner?: Record<string, Obj>): Obj {
+function contextView(target: Obj, run: () => AbortSignal, wrapped: Record<string, (original: SendRequest) => SendRequest>, inner?: Record<string, Obj>): Obj {
   let signal: AbortSignal | undefined;
-  let send: SendRequest | undefined;
+  let made: Map<string, SendRequest> | undefined;
   const hasSignal = target.signal instanceof AbortSignal;
   return new Proxy(target, {
     get(t, key, receiver) {
-      if (key === 'signal' && hasSignal) return (signal ??= chained(t.signal, run));
-      if (key === sendKey && typeof t[sendKey] === 'function') return (send ??= wrapSend((t[sendKey] as SendRequest).bind(t)));
-      if (inner !== undefined && typeof key === 'string' && Object.hasOwn(inner, key)) return inner[key];
+      if (key === 'signal' && hasSignal) return (signal ??= chained(t.signal, run()));
+      if (typeof key === 'string') {
+        const wrap = Object.hasOwn(wrapped, key) ? wrapped[key] : undefined;
+        if (wrap !== undefined && typeof t[key] === 'function') {
+          made ??= new Map();
+          let fn = made.get(key);
+          if (fn === undefined) {
+            fn = wrap((t[key] as SendRequest).bind(t));
+            made.set(key, fn);
+          }
+          return fn;
+        }
+        if (inner !== undefined && Object.hasOwn(inner, key)) return inner[key];
+      }
       return Reflect.get(t, key, receiver);
     },
   });
 }
 
+/** How the context's client-request functions are wrapped (see {@link chainedContext}). */
+export interface ContextWraps {
+  /** A sender of any request (1.x `extra.sendRequest`, 2.x `ctx.mcpReq.send`): sampling among them is gated. */
+  send: (original: SendRequest) => SendRequest;
+  /** 2.x `ctx.mcpReq.requestSampling(params)`: gated as sampling. */
+  sampling: (original: SendRequest) => SendRequest;
+}
+
 /**
  * The context a handler is given while a debugger is attached: the SDK's,
  * seen through {@link contextView} (its abort signal chained with the
- * run's, its client-request sender gating sampling). The SDK's object is
- * not changed.
+ * run's, which `signal` makes on first read; its client-request functions
+ * gating sampling). The SDK's object is not changed.
  */
-export function chainedContext(context: HandlerContext, signal: AbortSignal, wrapSend: (send: SendRequest) => SendRequest): Obj {
+export function chainedContext(context: HandlerContext, signal: () => AbortSignal, wraps: ContextWraps): Obj {
   const value = context.value;
-  if (context.kind === 'extra') return contextView(value, signal, wrapSend, 'sendRequest');
-  return contextView(value, signal, wrapSend, '', { mcpReq: contextView(value.mcpReq as Obj, signal, wrapSend, 'send') });
+  if (context.kind === 'extra') return contextView(value, signal, { sendRequest: wraps.send });
+  return contextView(value, signal, {}, { mcpReq: contextView(value.mcpReq as Obj, signal, { send: wraps.send, requestSampling: wraps.sampling }) });
 }
 
 /**

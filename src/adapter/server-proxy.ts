@@ -1,7 +1,7 @@
 import { CONNECT_WAIT_MS, type AdapterRuntime } from './adapter-runtime.js';
 import { CallRun } from './call-run.js';
 import { GatedCall, callShape } from './gated-call.js';
-import { newScope, requestScope, settleScope } from './request-scope.js';
+import { newScope, requestScope, scopeOfContext, settleScope } from './request-scope.js';
 import { gatedSampling } from './sampling-gate.js';
 import { detachedCall } from './detached-calls.js';
 import { handlerContext, methodOfSchema, requestIdOf, serverShape, sessionIdOf } from './sdk-shape.js';
@@ -87,16 +87,20 @@ function begin(
   } catch {
     return handler.apply(thisArg, args);
   }
-  const scope = requestScope.getStore();
+  const runtime = state.runtime;
+  // The request's scope: made by the SDK's dispatch (found through the context object it hands the handler too).
+  const scope = (context === undefined ? undefined : scopeOfContext.get(context.value)) ?? (runtime.trackAsync ? requestScope.getStore() : undefined);
   if (scope !== undefined && scope.call === undefined) {
     scope.call = call;
-    return call.invoke(handler, thisArg, args);
+    call.scope = scope;
+    return runtime.trackAsync && requestScope.getStore() !== scope ? requestScope.run(scope, () => call.invoke(handler, thisArg, args)) : call.invoke(handler, thisArg, args);
   }
   // A second call in one request (2.x's compatibility shim may call a tool again): the first ends as it answered.
   if (scope !== undefined) settleScope(scope, undefined);
   const fresh = newScope();
   fresh.call = call;
-  return requestScope.run(fresh, () => call.invoke(handler, thisArg, args));
+  call.scope = fresh;
+  return runtime.trackAsync ? requestScope.run(fresh, () => call.invoke(handler, thisArg, args)) : call.invoke(handler, thisArg, args);
 }
 
 /** The method a registration function registers a handler for. */
@@ -230,7 +234,7 @@ function handlersView(runtime: AdapterRuntime, map: Map<unknown, unknown>, scope
           if (typeof handler !== 'function' || !runtime.core.armed || typeof method !== 'string' || !Object.hasOwn(GATED_METHODS, method)) return handler;
           let wrapper = scoped.get(handler);
           if (wrapper === undefined) {
-            wrapper = inScope(handler as AnyFunction);
+            wrapper = inScope(runtime, handler as AnyFunction);
             scoped.set(handler, wrapper);
           }
           return wrapper;
@@ -250,10 +254,13 @@ function handlersView(runtime: AdapterRuntime, map: Map<unknown, unknown>, scope
  * the SDK's handler finally did is handed to the call, which records its
  * end only then (see `RequestScope.settled`).
  */
-function inScope(handler: AnyFunction): AnyFunction {
+function inScope(runtime: AdapterRuntime, handler: AnyFunction): AnyFunction {
   return function scopedHandler(this: unknown, ...args: unknown[]): Promise<unknown> {
     const scope = newScope(true);
-    return requestScope.run(scope, async () => {
+    // The handler gets the same context object: that is how it finds this scope.
+    const context = args[1];
+    if (isObject(context)) scopeOfContext.set(context, scope);
+    const body = async (): Promise<unknown> => {
       let result: unknown;
       try {
         result = await handler.apply(this, args);
@@ -267,7 +274,8 @@ function inScope(handler: AnyFunction): AnyFunction {
       }
       settleScope(scope, { threw: false, value: result });
       return result;
-    });
+    };
+    return runtime.trackAsync ? requestScope.run(scope, body) : body();
   };
 }
 
@@ -288,7 +296,15 @@ function serverProxy(state: ServerState, target: object, direct: boolean): objec
   const createMessage = function createMessage(this: unknown, ...args: unknown[]): unknown {
     const original = Reflect.get(target, 'createMessage', proxy) as AnyFunction;
     if (runtime.disposed) return original.apply(this, args);
-    return gatedSampling(state, requestScope.getStore()?.call, args[0], () => original.apply(this, args) as Promise<unknown>);
+    // The adapter's own gated sampling (a wrapped requestSampling) calling through: already gated.
+    if (runtime.samplingDepth > 0) return original.apply(this, args);
+    // Called by a handler directly: its call is found through async context, which is switched on now.
+    let issuer = runtime.trackAsync ? requestScope.getStore()?.call : undefined;
+    if (!runtime.trackAsync) {
+      runtime.trackAsync = true;
+      issuer = runtime.onlyRunningCall();
+    }
+    return gatedSampling(state, issuer, args[0], () => original.apply(this, args) as Promise<unknown>);
   };
 
   const setRequestHandler = function setRequestHandler(this: unknown, ...args: unknown[]): unknown {
