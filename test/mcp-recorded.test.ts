@@ -93,7 +93,7 @@ for (const kind of CLIENT_KINDS) {
       const data = await mcp.data('get_run', { runId: runs.sdk });
       const run = data.run as Row;
       t.equal(run.status, 'ok');
-      t.equal(run.name, 'node logging-server.mjs');
+      t.equal(run.name, 'node mcp-proxy/logging-server.mjs');
       t.match(run.counts, { errors: 3 });
       const nodes = rows(data, 'nodes');
       t.match(nodes[0], { nodeId: 'mcp:session', depth: 0, parent: null });

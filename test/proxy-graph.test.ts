@@ -156,7 +156,7 @@ t.test('an SDK 1.x session: one node per logical call, one instance per executio
   const run = await waitForRun(server, session.pid);
   checkRun(t, run);
   t.equal(run.status, 'ok', 'the run ends ok');
-  t.equal(run.name, 'node sdk1-server.mjs', 'named from the command');
+  t.equal(run.name, 'node mcp-proxy/sdk1-server.mjs', 'named from the command (a path by its last two segments)');
   t.ok(run.endedAt !== null, 'it has ended');
   t.match(run.meta, { command: node, args: [fixture('sdk1-server.mjs')], serverInfo: { name: 'sdk1-fixture' }, clientInfo: { name: 'graphmind-graph-test' } });
   t.equal(run.meta.protocolVersion, LATEST_PROTOCOL_VERSION, 'meta.protocolVersion is the negotiated version');

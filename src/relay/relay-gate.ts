@@ -9,7 +9,7 @@ import type { GatePoint } from '../report/events.js';
 import { heldMessage, type HideSettings } from '../report/hide.js';
 import type { Relay } from '../streams/create-relay.js';
 import { idKey } from '../streams/exact-id.js';
-import { hasWholeLine, messageOf, type Frame } from '../streams/frame.js';
+import { hasWholeLine, messageOf, type Direction, type Frame } from '../streams/frame.js';
 import type { FrameGate } from '../streams/gate-transform.js';
 import { madeFrame } from '../streams/lifter.js';
 import { madeValue } from '../streams/made-frame.js';
@@ -61,6 +61,43 @@ export interface RelayGateOptions {
 
 const NO_HIDING: HideSettings = { inputs: false, toolResults: false };
 
+/** The `hold.updated` event (see `HoldUpdatedEvent`): a hold whose requester gave up. */
+interface HoldUpdated {
+  type: 'hold.updated';
+  holdId: string;
+  givenUp: string;
+}
+
+/**
+ * The reporter as the gate reports a given-up hold through it. The
+ * `Reporter` a proxy session has sends any run event; a reporter that is
+ * only a `GateReporter` is sent the event all the same (it is one more
+ * event of the run).
+ */
+type UpdateSender = { send(runId: string, event: HoldUpdated): void };
+
+/** A hold open right now: the call it belongs to, so that the requester's giving up can be matched to it. */
+interface OpenHold {
+  runId: string;
+  /** The held call's request (for an answer, the request it answers). */
+  call: Frame;
+  /** Why its requester gave up, once reported. */
+  givenUp?: string;
+}
+
+/** The longest part of a cancellation's `reason` quoted in a given-up hold. */
+const CANCEL_REASON_MAX = 200;
+
+/** Why a hold is given up when the host's input ends. */
+export const HOST_CLOSED = "the host closed the session (the proxy's stdin ended)";
+
+/** Why a hold is given up when its requester sends `notifications/cancelled` for it. */
+export function cancelledBy(direction: Direction, reason: unknown): string {
+  const who = direction === 'client-to-server' ? 'the client cancelled the request' : 'the server cancelled its request';
+  const why = typeof reason === 'string' && reason !== '' ? `: ${reason.length > CANCEL_REASON_MAX ? `${reason.slice(0, CANCEL_REASON_MAX - 1)}…` : reason}` : '';
+  return `${who} (notifications/cancelled${why})`;
+}
+
 function record(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -99,6 +136,10 @@ export class RelayGate implements FrameGate {
   #sessionEra: string | undefined;
   /** The server is gone (see {@link RelayGate.stop}): nothing is held any more. */
   #stopped = false;
+  /** Holds open right now, by id. */
+  readonly #open = new Map<string, OpenHold>();
+  /** The host's input has ended: its requests still held have nobody waiting for them. */
+  #hostGone = false;
 
   constructor(options: RelayGateOptions) {
     this.core = new DebuggerGate({ reporter: options.reporter });
@@ -117,9 +158,19 @@ export class RelayGate implements FrameGate {
     return this.core.gate;
   }
 
-  /** The relay whose writers answer senders and re-send requests. */
+  /**
+   * The relay whose writers answer senders and re-send requests. When its
+   * host side ends (the proxy's stdin), the holds of the host's requests
+   * still open are reported as given up ({@link HOST_CLOSED}).
+   */
   attach(relay: Relay): void {
     this.#relay = relay;
+    const hostGone = (): void => {
+      if (this.#relay !== relay) return;
+      this.#hostGone = true;
+      for (const [holdId, open] of this.#open) if (open.call.direction === 'client-to-server') this.#giveUp(holdId, open, HOST_CLOSED);
+    };
+    relay.toServer.done.then(hostGone, hostGone);
   }
 
   /** Nothing is held while no debugger is attached (or awaited), nor once the server is gone. */
@@ -135,6 +186,7 @@ export class RelayGate implements FrameGate {
    */
   stop(): void {
     this.#stopped = true;
+    this.#open.clear();
     this.core.stop();
   }
 
@@ -145,12 +197,38 @@ export class RelayGate implements FrameGate {
    */
   check(frame: Frame): Promise<readonly Frame[]> | undefined {
     if (this.#stopped) return undefined;
+    if (this.#open.size > 0 && frame.type === 'notification' && frame.method === 'notifications/cancelled') this.#cancelled(frame);
     if (frame.type === 'response' && frame.method === 'initialize') this.#noteEra(frame);
     if (this.#attachWait !== undefined) {
       // waitForAttach: nothing moves until the debugger is there (or 3 s pass).
       return this.#attachWait.then(() => this.#evaluate(frame) ?? [frame]);
     }
     return this.#evaluate(frame);
+  }
+
+  /**
+   * A requester cancelled a request (`notifications/cancelled`, sent the
+   * way the request went): a hold of that request, which can only be its
+   * answer (a held request stops its own direction), is given up.
+   */
+  #cancelled(frame: Frame): void {
+    const params = messageOf(frame)?.params;
+    if (!record(params) || (typeof params.requestId !== 'string' && typeof params.requestId !== 'number')) return;
+    for (const [holdId, open] of this.#open) {
+      if (open.call.direction !== frame.direction || open.call.id !== params.requestId) continue;
+      this.#giveUp(holdId, open, cancelledBy(frame.direction, params.reason));
+    }
+  }
+
+  /** Report a hold as given up by its requester (once per reason); it stays open to be decided. */
+  #giveUp(holdId: string, open: OpenHold, why: string): void {
+    if (this.#stopped || open.givenUp === why) return;
+    open.givenUp = why;
+    try {
+      (this.core.reporter as unknown as UpdateSender).send(open.runId, { type: 'hold.updated', holdId, givenUp: why });
+    } catch {
+      // Observation is best-effort.
+    }
   }
 
   #noteEra(frame: Frame): void {
@@ -198,10 +276,12 @@ export class RelayGate implements FrameGate {
     };
     const onHolding = this.#onHolding;
     const reporter = this.core.reporter;
+    let holdId: string | undefined;
     return this.core.withHold(
       subject,
       plan,
       (decision) => {
+        if (holdId !== undefined) this.#open.delete(holdId);
         try {
           return this.#apply(frame, plan.point, decision);
         } catch {
@@ -209,7 +289,14 @@ export class RelayGate implements FrameGate {
           return [frame];
         }
       },
-      onHolding === undefined ? undefined : (hold) => onHolding({ hold, method, call, url: reporter.url }),
+      (hold) => {
+        holdId = hold.holdId;
+        const open: OpenHold = { runId: subject.runId, call };
+        this.#open.set(hold.holdId, open);
+        // An answer to the host held after its input ended: nobody is waiting for it.
+        if (this.#hostGone && call.direction === 'client-to-server') this.#giveUp(hold.holdId, open, HOST_CLOSED);
+        onHolding?.({ hold, method, call, url: reporter.url });
+      },
     );
   }
 

@@ -210,12 +210,35 @@ function record(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * A short label for the session: the command and the file names of path
- * arguments. `redacted`: the command line as hidden inputs keep it
- * ({@link redactCommandLine}), when they are hidden.
+ * Folder names that say nothing about which project a path is in: a path
+ * that ends in one of them keeps one folder more in a session label.
+ */
+const GENERIC_FOLDERS = new Set(['dist', 'build', 'out', 'lib', 'src', 'bin', '.bin', 'esm', 'cjs', 'target', 'release', 'debug', 'node_modules', 'app', 'server', 'scripts']);
+
+/**
+ * A path argument as a session label shows it: its last two segments
+ * (`/x/y/index.js` → `y/index.js`, `./server.js` → `server.js`), and a
+ * segment more while the folder kept is a generic one
+ * (`/x/proj/dist/index.js` → `proj/dist/index.js`), at most four.
+ */
+export function labelPath(path: string): string {
+  const separator = path.includes('/') ? '/' : '\\';
+  const parts = path.split(/[\\/]/).filter((part) => part !== '' && part !== '.');
+  let keep = 2;
+  while (keep < 4 && keep < parts.length && GENERIC_FOLDERS.has((parts[parts.length - keep] as string).toLowerCase())) keep++;
+  return parts.slice(-keep).join(separator);
+}
+
+/**
+ * A short label for the session: the command's name and its arguments,
+ * a path argument shortened to its last segments ({@link labelPath}:
+ * `node /x/y/index.js` and `node /a/b/index.js` stay two labels), flags
+ * and URLs as they are. `redacted`: the command line as hidden inputs keep
+ * it ({@link redactCommandLine}: the command's name and the file names of
+ * path arguments), when they are hidden; it is used as it is.
  */
 export function sessionLabel(command: string, args: readonly string[], redacted: readonly string[] | undefined): string {
-  const words = redacted ?? [basename(command), ...args.map((arg) => (/[\\/]/.test(arg) && !arg.startsWith('-') ? basename(arg) : arg))];
+  const words = redacted ?? [basename(command), ...args.map((arg) => (/[\\/]/.test(arg) && !arg.startsWith('-') && !arg.includes('://') ? labelPath(arg) : arg))];
   const label = words.join(' ');
   return label.length > 120 ? `${label.slice(0, 119)}…` : label;
 }

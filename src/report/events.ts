@@ -45,6 +45,19 @@ export interface RunSummary {
     /** `meta.sessionId`: the transport's session (Streamable HTTP), when there is one. */
     sessionId?: string;
   };
+  /**
+   * The MCP server's own name and version, from `serverInfo` in its answer
+   * to `initialize` (the run's `meta.serverInfo`), once the run has it: set
+   * by the server on every run whose meta carries one. Two runs of the same
+   * command line are told apart by it and by their name. An extension of
+   * the summary: a client that does not know it can ignore it.
+   */
+  server?: {
+    /** `meta.serverInfo.name`. */
+    name: string;
+    /** `meta.serverInfo.version`, when it is a string. */
+    version?: string;
+  };
 }
 
 /** A run with everything recorded in it. */
@@ -85,6 +98,24 @@ export interface InstanceError {
   data?: unknown;
 }
 
+/**
+ * An earlier answer to a call whose request was sent again (Retry at an
+ * after gate): it arrived, was held, and was dropped, so the requester
+ * never saw it. Kept in {@link Instance.attempts}.
+ */
+export interface InstanceAttempt {
+  /** How that answer ended the call: `ok`, or `error` (a JSON-RPC error, an `isError` result). */
+  status: 'ok' | 'error';
+  /** Its output, as recorded. */
+  output?: unknown;
+  /** Its error, as recorded. */
+  error?: InstanceError;
+  /** When it arrived (ISO 8601): the call's end as recorded then. */
+  endedAt: string;
+  /** When it was dropped and the request sent again (ISO 8601): the `instance.reopened` event's time. */
+  retriedAt: string;
+}
+
 /** One execution of a node. */
 export interface Instance {
   /** For the proxy, a per-session counter: `mcp_1`, `mcp_2`, … */
@@ -96,6 +127,23 @@ export interface Instance {
   error?: InstanceError;
   startedAt: string;
   endedAt: string | null;
+  /**
+   * The answers this call had before the one it has now, oldest first:
+   * each was dropped by a Retry at an after gate and the request sent
+   * again. Absent on a call that was never retried. Built by the replay
+   * from `instance.reopened` (which used to drop them); an extension: a
+   * client that does not know it can ignore it.
+   */
+  attempts?: InstanceAttempt[];
+  /**
+   * When the answer reached the requester (ISO 8601), when that was later
+   * than {@link Instance.endedAt}: the answer was held at an after or
+   * error gate and continued then (the `hold.released` event's time). The
+   * call took `deliveredAt − startedAt` as its requester saw it. Absent
+   * when the answer went on as it came (or was replaced by a decision,
+   * whose time is `endedAt`). An extension, like `attempts`.
+   */
+  deliveredAt?: string;
 }
 
 /** A log line attached to a node. */
@@ -133,6 +181,13 @@ export interface Hold {
   since: string;
   /** Why it holds: `breakpoint`, `error` (the error gate) or `loop` (the loop hold). */
   reason?: string;
+  /**
+   * Set once the requester has given up on the held call, saying why (the
+   * client sent `notifications/cancelled` for it, or closed the session).
+   * The hold can still be decided; its answer then goes nowhere useful.
+   * Reported by the reporter with a `hold.updated` event. An extension.
+   */
+  givenUp?: string;
 }
 
 /** A decision about a hold. */
@@ -244,6 +299,17 @@ export interface HoldReleasedEvent extends EventBase {
   action: HoldAction;
 }
 
+/**
+ * Something changed about a frame held right now: its requester has given
+ * up on it (`givenUp` says why, for people). The hold stays open until it
+ * is decided or released, as before.
+ */
+export interface HoldUpdatedEvent extends EventBase {
+  type: 'hold.updated';
+  holdId: string;
+  givenUp: string;
+}
+
 /** Every event a reporter sends about a run. */
 export type RunEvent =
   | RunStartedEvent
@@ -257,6 +323,7 @@ export type RunEvent =
   | LogEvent
   | DroppedEvent
   | HoldOpenedEvent
+  | HoldUpdatedEvent
   | HoldReleasedEvent;
 
 /** Messages the server sends a reporter over the ingest socket. */
@@ -278,6 +345,7 @@ export type LiveMessage =
   | { type: 'run.deleted'; runId: string }
   | { type: 'breakpoints'; breakpoints: Breakpoints }
   | { type: 'hold.opened'; hold: Hold }
+  | { type: 'hold.updated'; hold: Hold }
   | { type: 'hold.decided'; holdId: string; action: HoldAction }
   | { type: 'hold.released'; holdId: string; action: HoldAction };
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { GraphNode, Instance, InstanceError, LogLine, NodeDeclaration, NodeStatus, RunEvent, RunSummary } from './events.js';
+import type { GraphNode, Instance, InstanceAttempt, InstanceError, LogLine, NodeDeclaration, NodeStatus, RunEvent, RunSummary } from './events.js';
 import { InstanceIndex } from './instance-index.js';
 
 /** A node with its executions and their counts. */
@@ -88,6 +88,8 @@ export class RunReplay {
   readonly instances: Instance[] = [];
   readonly byId = new InstanceIndex<Instance>();
   readonly logs: LogLine[] = [];
+  /** Answers held right now (after and error gates): hold id → the instance they answer. */
+  readonly #heldAnswers = new Map<string, string>();
 
   constructor(summary: RunSummary) {
     this.summary = summary;
@@ -138,14 +140,21 @@ export class RunReplay {
         return this.#end(event.instanceId, event.output, event.error, event.t);
       case 'instance.reopened': {
         const instance = this.byId.get(event.instanceId);
-        if (instance === undefined || instance.status === 'open' || this.isStale(instance, isoTime(event.t), false)) return false;
+        const at = isoTime(event.t);
+        if (instance === undefined || instance.status === 'open' || this.isStale(instance, at, false)) return false;
         const entry = this.nodes.get(instance.nodeId) as NodeEntry;
         if (instance.status === 'error') entry.errors--;
         entry.open++;
+        // The answer it had is dropped (a Retry): kept as an earlier attempt, not forgotten.
+        const attempt: InstanceAttempt = { status: instance.status, endedAt: instance.endedAt ?? at, retriedAt: at };
+        if (instance.output !== undefined) attempt.output = instance.output;
+        if (instance.error !== undefined) attempt.error = instance.error;
+        (instance.attempts ??= []).push(attempt);
         instance.status = 'open';
         instance.endedAt = null;
         delete instance.output;
         delete instance.error;
+        delete instance.deliveredAt;
         return true;
       }
       case 'log':
@@ -154,8 +163,21 @@ export class RunReplay {
         this.droppedEvents += event.count;
         return true;
       case 'hold.opened':
-      case 'hold.released':
-        // Holds are live state (the server's hold registry); a run keeps them as history.
+        // Holds are live state (the server's hold registry); a run keeps them as history,
+        // and an answer held on its way to the requester reached it only when let go.
+        if (event.gate !== 'before') this.#heldAnswers.set(event.holdId, event.instanceId);
+        return true;
+      case 'hold.released': {
+        const instanceId = this.#heldAnswers.get(event.holdId);
+        if (instanceId === undefined) return true;
+        this.#heldAnswers.delete(event.holdId);
+        const instance = this.byId.get(instanceId);
+        const at = isoTime(event.t);
+        // Continued: the answer as it came went on now. (A decision that replaced it ended the call at its own time.)
+        if (event.action === 'continue' && instance !== undefined && instance.endedAt !== null && instance.endedAt < at) instance.deliveredAt = at;
+        return true;
+      }
+      case 'hold.updated':
         return true;
       default:
         return false;
@@ -255,6 +277,7 @@ export class RunReplay {
     // the requester never got that answer's output).
     if (output !== undefined) instance.output = output;
     else if (ended) delete instance.output;
+    if (ended) delete instance.deliveredAt;
     if (error !== undefined) {
       instance.status = 'error';
       instance.error = error;

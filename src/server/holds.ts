@@ -61,6 +61,20 @@ export class HoldRegistry {
     return entry.hold;
   }
 
+  /**
+   * The requester of an undecided hold gave up on it (`hold.updated`):
+   * the hold says so from now on, and stays open to be decided. Only the
+   * owner may say it; returns the hold as it is now, or undefined (unknown,
+   * another's, decided, or already marked with the same reason).
+   */
+  giveUp(holdId: string, owner: HoldOwner, why: string): Hold | undefined {
+    const entry = this.#entries.get(holdId);
+    if (entry === undefined || entry.owner !== owner || entry.decided !== undefined || entry.hold.givenUp === why) return undefined;
+    // A new object: a hold already handed out (a snapshot being sent) is not changed under it.
+    entry.hold = { ...entry.hold, givenUp: why };
+    return entry.hold;
+  }
+
   /** Is this hold reported by `owner`? */
   ownedBy(holdId: string, owner: HoldOwner): boolean {
     return this.#entries.get(holdId)?.owner === owner;

@@ -191,6 +191,10 @@ export class ReporterConnection implements HoldOwner {
         return;
       }
       feed.broadcast({ type: 'hold.opened', hold });
+    } else if (event.type === 'hold.updated') {
+      const hold = holds.giveUp(event.holdId, this, event.givenUp);
+      if (hold === undefined) return;
+      feed.broadcast({ type: 'hold.updated', hold });
     } else if (event.type === 'hold.released') {
       if (holds.release(event.holdId, this) === undefined) return;
       feed.broadcast({ type: 'hold.released', holdId: event.holdId, action: event.action });

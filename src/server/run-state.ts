@@ -45,6 +45,22 @@ export function runGroup(runId: string, source: string, meta: Record<string, unk
   return group;
 }
 
+/** The longest server name or version taken from a run's meta into its summary. */
+const SERVER_TEXT_MAX = 256;
+
+/**
+ * The MCP server's name and version ({@link RunSummary.server}) from a
+ * run's `meta.serverInfo` (the answer to `initialize`), when it has a name
+ * (a non-empty string of at most 256 characters); else undefined.
+ */
+export function runServer(meta: Record<string, unknown>): RunSummary['server'] {
+  const info = meta.serverInfo;
+  if (info === null || typeof info !== 'object' || Array.isArray(info)) return undefined;
+  const { name, version } = info as Record<string, unknown>;
+  if (typeof name !== 'string' || name === '' || name.length > SERVER_TEXT_MAX) return undefined;
+  return typeof version === 'string' && version !== '' && version.length <= SERVER_TEXT_MAX ? { name, version } : { name };
+}
+
 /**
  * One run as the server keeps it: the replay of its events (the same
  * reducer serves live ingest and the reload of a log from disk, so a
@@ -56,13 +72,16 @@ export class RunState extends RunReplay {
     super({ runId, name: runId, source: 'unknown', status: 'running', startedAt: isoTime(t), endedAt: null });
   }
 
-  /** Apply one event; a run's start and its meta also set the summary's group. */
+  /** Apply one event; a run's start and its meta also set the summary's group and server. */
   override apply(event: RunEvent): boolean {
     const changed = super.apply(event);
     if (changed && (event.type === 'run.started' || event.type === 'run.meta')) {
       const group = runGroup(this.summary.runId, this.summary.source, this.meta);
       if (group === undefined) delete this.summary.group;
       else this.summary.group = group;
+      const server = runServer(this.meta);
+      if (server === undefined) delete this.summary.server;
+      else if (this.summary.server?.name !== server.name || this.summary.server.version !== server.version) this.summary.server = server;
     }
     return changed;
   }

@@ -4,6 +4,8 @@ const KINDS = new Set(['server', 'tool', 'resource', 'prompt', 'llm', 'custom'])
 const GATES = new Set(['before', 'after', 'error']);
 const ACTIONS = new Set(['continue', 'inject', 'retry', 'abort']);
 const MAX_ID = 1024;
+/** The longest `givenUp` reason of a `hold.updated` (words for people). */
+const MAX_REASON = 1024;
 /** The range of a `Date`, in ms either side of the epoch: beyond it an event's time cannot be shown (and `toISOString` throws). */
 const MAX_T = 8.64e15;
 
@@ -82,6 +84,9 @@ export function validateEvent(value: unknown): RunEvent | undefined {
         typeof e.gate === 'string' &&
         GATES.has(e.gate) &&
         typeof e.method === 'string';
+      break;
+    case 'hold.updated':
+      ok = typeof e.holdId === 'string' && RUN_ID_PATTERN.test(e.holdId) && isText(e.givenUp, MAX_REASON);
       break;
     case 'hold.released':
       ok = typeof e.holdId === 'string' && typeof e.action === 'string' && ACTIONS.has(e.action);
