@@ -1,18 +1,26 @@
 import { recordResult, recordThrown, type AnswerRecord } from '../report/answer-record.js';
 import { CallRun } from './call-run.js';
+import { callShape } from './gated-call.js';
+import { requestIdOf, sessionIdOf, type HandlerContext } from './sdk-shape.js';
 import type { CallSite, ServerState } from './server-state.js';
 
-/** The most calls kept while no debugger is attached (the newest), replayed as runs when one attaches. */
-export const MAX_DETACHED_CALLS = 256;
+/**
+ * The most calls kept while no debugger is attached (the newest), replayed
+ * as runs when one attaches. Few on purpose: what a ring keeps alive costs
+ * every call the garbage collector's time (with 256 kept, a detached tool
+ * call cost about 10% more than an unwrapped one; with 16, a few percent).
+ */
+export const MAX_DETACHED_CALLS = 16;
 
 /** A call made while no debugger was attached: what its run will say, kept until one attaches. */
 interface DetachedCall {
   state: ServerState;
   site: CallSite;
-  input: unknown;
-  requestId: string | number | undefined;
+  /** The handler's arguments (read only when the run is made: nothing is worked out on the fast path). */
+  args: unknown[];
+  /** What the arguments mean, when the caller already knew (a low-level handler's, read from the request). */
+  shape: { context: HandlerContext | undefined; input: unknown } | undefined;
   connection: string;
-  sessionId: string | undefined;
   startedAt: number;
   endedAt: number;
   threw: boolean;
@@ -24,7 +32,7 @@ interface DetachedCall {
  * The fast path of a handler while no debugger is attached: nothing can
  * hold, so the handler runs as it would unwrapped, and the adapter only
  * notes the call in a ring of the newest {@link MAX_DETACHED_CALLS}, with
- * references to its input and answer (no copy, no event, no run id). When a
+ * references to its arguments and answer (no copy, no event, no run id). When a
  * debugger attaches, {@link DetachedCalls.replay} turns them into the runs
  * they would have been, in order. Older calls are counted as lost.
  */
@@ -73,13 +81,15 @@ export class DetachedCalls {
 function replayOne(call: DetachedCall): void {
   const { state, site } = call;
   const runtime = state.runtime;
-  const instanceId = `${call.connection}:${call.requestId ?? `call${runtime.stats.calls}`}`;
+  const { context, input } = call.shape ?? callShape(site, call.args);
+  const requestId = requestIdOf(context);
+  const instanceId = `${call.connection}:${requestId ?? `call${runtime.stats.calls}`}`;
   const run = new CallRun(
     runtime,
     state,
     `${site.method}:${site.node.label}`,
-    { connection: call.connection, sessionId: call.sessionId },
-    { instanceId, node: site.node, input: runtime.recordedInput(call.input) },
+    { connection: call.connection, sessionId: sessionIdOf(context) },
+    { instanceId, node: site.node, input: runtime.recordedInput(input) },
     call.startedAt,
   );
   const answer: AnswerRecord = call.threw
@@ -96,36 +106,38 @@ function replayOne(call: DetachedCall): void {
 export function detachedCall(
   state: ServerState,
   site: CallSite,
-  input: unknown,
-  requestId: string | number | undefined,
-  sessionId: string | undefined,
   handler: (...args: unknown[]) => unknown,
   thisArg: unknown,
   args: unknown[],
+  shape?: { context: HandlerContext | undefined; input: unknown },
 ): unknown {
   const runtime = state.runtime;
   runtime.stats.calls++;
-  const startedAt = Date.now();
-  const note = (threw: boolean, value: unknown): void => {
-    runtime.noteDetached({ state, site, input, requestId, connection: state.connection, sessionId, startedAt, endedAt: Date.now(), threw, value });
-  };
+  const call: DetachedCall = { state, site, args, shape, connection: state.connection, startedAt: Date.now(), endedAt: 0, threw: false, value: undefined };
   let result: unknown;
   try {
     result = handler.apply(thisArg, args);
   } catch (error) {
-    note(true, error);
+    settle(call, true, error);
     throw error;
   }
   if (result === null || typeof result !== 'object' || typeof (result as { then?: unknown }).then !== 'function') {
-    note(false, result);
+    settle(call, false, result);
     return result;
   }
   // Noted on the side: the caller gets the handler's own promise, with no extra turn before it settles.
   (result as Promise<unknown>).then(
-    (value) => note(false, value),
-    (error: unknown) => note(true, error),
+    (value) => settle(call, false, value),
+    (error: unknown) => settle(call, true, error),
   );
   return result;
+}
+
+function settle(call: DetachedCall, threw: boolean, value: unknown): void {
+  call.endedAt = Date.now();
+  call.threw = threw;
+  call.value = value;
+  call.state.runtime.noteDetached(call);
 }
 
 export type { DetachedCall };

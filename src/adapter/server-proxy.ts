@@ -4,7 +4,7 @@ import { GatedCall, callShape } from './gated-call.js';
 import { newScope, requestScope, scopeOfContext, settleScope } from './request-scope.js';
 import { gatedSampling } from './sampling-gate.js';
 import { detachedCall } from './detached-calls.js';
-import { handlerContext, methodOfSchema, requestIdOf, serverShape, sessionIdOf } from './sdk-shape.js';
+import { handlerContext, methodOfSchema, serverShape } from './sdk-shape.js';
 import { GATED_METHODS, ServerState, type CallSite } from './server-state.js';
 
 type AnyFunction = (this: unknown, ...args: unknown[]) => unknown;
@@ -61,8 +61,11 @@ interface SiteRef {
 /** A handler (a registered callback) gated as the registration's current site. */
 function gatedCallback(state: ServerState, ref: SiteRef, callback: AnyFunction): AnyFunction {
   return function gated(this: unknown, ...args: unknown[]): unknown {
-    if (state.runtime.disposed) return callback.apply(this, args);
+    const runtime = state.runtime;
+    if (runtime.disposed) return callback.apply(this, args);
     const site = ref.current;
+    // No debugger: nothing can hold. The handler runs as it would unwrapped, and the call is noted for later.
+    if (!runtime.core.armed) return detachedCall(state, site, callback, this, args);
     const { context, input, uri } = callShape(site, args);
     return begin(state, site, input, context, uri, callback, this, args);
   };
@@ -79,8 +82,7 @@ function begin(
   thisArg: unknown,
   args: unknown[],
 ): unknown {
-  // No debugger: nothing can hold. The handler runs as it would unwrapped, and the call is noted for later.
-  if (!state.runtime.core.armed) return detachedCall(state, site, input, requestIdOf(context), sessionIdOf(context), handler, thisArg, args);
+  if (!state.runtime.core.armed) return detachedCall(state, site, handler, thisArg, args, { context, input });
   let call: GatedCall;
   try {
     call = new GatedCall(state, site, input, context, uri);
