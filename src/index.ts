@@ -16,7 +16,7 @@ export * from './gates/index.js';
 export { type TextSink } from './proxy/stderr-sink.js';
 export { DebugSession, startDebugSession, type DebugSessionOptions } from './relay/debug-session.js';
 export { RelayGate, WAIT_FOR_ATTACH_MS, type RelayGateOptions, type GateRecorder, type HoldingNotice } from './relay/relay-gate.js';
-export { RelayRecorder, RECORD_DELAY_MS, type RelayRecorderOptions, type SessionEnd } from './relay/relay-recorder.js';
+export { RelayRecorder, RECORD_DELAY_MS, type RelayRecorderOptions, type RestartRecord, type SessionEnd } from './relay/relay-recorder.js';
 export { hideSettings, type HideSettings } from './report/hide.js';
 export { COMPLETED_RUN, type CompletedRun } from './report/completed-run.js';
 export { runProxy, EXIT_CANNOT_RUN, type ProxyOptions, type ProxyResult, type SpawnFunction } from './proxy/run-proxy.js';

@@ -6,7 +6,12 @@ export interface GraphmindOptions {
   /** The application's name, shown in the viewer and used when the server's own name cannot be read. @default 'mcp-server' */
   app?: string;
   /** The `server` node's label, instead of the `{ name, version }` the SDK server was created with. @default undefined */
-  server?: { name: string; version?: string };
+  server?: {
+    /** The server's name (its node is `server:<name>`). */
+    name: string;
+    /** Its version, shown beside the name. */
+    version?: string;
+  };
   /**
    * `connect()` waits (at most 2000 ms) for a debugger to attach and send
    * its breakpoints, so that they are armed for the first request.
