@@ -238,7 +238,7 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(res, 'GET, HEAD');
-    if (path === '/' || path === '/index.html') return sendIndex(res, token, port);
+    if (path === '/' || path === '/index.html') return sendIndex(res, token, port, dataDir);
     return sendAsset(res, path);
   };
 

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { extname, join, normalize } from 'node:path';
+import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultDataDir } from '../report/config.js';
 import { sendError } from './http-util.js';
 import { COMMON_HEADERS, viewerCsp } from './security.js';
 
@@ -40,12 +41,30 @@ function indexHtml(): string {
 }
 
 /**
- * Serve the viewer's page with the token written into it, so the bare URL
- * opens a working viewer. Only ever sent behind the Host check, never
- * cached, and escaped for the attribute it sits in.
+ * What the page is told about this server beside its token, for the
+ * recipe on its empty state: this installation's CLI, the port, and the
+ * data directory when it is not the default one (`~/.graphmind`), which a
+ * proxy then needs to be given (`--data-dir`, or `GRAPHMIND_DATA_DIR` in
+ * the host's config) to find the token.
  */
-export function sendIndex(res: ServerResponse, token: string, port: number): void {
-  const meta = `<meta name="graphmind-token" content="${attribute(token)}"><meta name="graphmind-cli" content="${attribute(CLI_PATH)}">`;
+export function pageMeta(token: string, port: number, dataDir?: string): string {
+  const tags = [
+    `<meta name="graphmind-token" content="${attribute(token)}">`,
+    `<meta name="graphmind-cli" content="${attribute(CLI_PATH)}">`,
+    `<meta name="graphmind-port" content="${attribute(String(port))}">`,
+  ];
+  if (dataDir !== undefined && resolve(dataDir) !== resolve(defaultDataDir({}))) tags.push(`<meta name="graphmind-data-dir" content="${attribute(resolve(dataDir))}">`);
+  return tags.join('');
+}
+
+/**
+ * Serve the viewer's page with the token written into it, so the bare URL
+ * opens a working viewer, and what its recipe needs (see {@link pageMeta}).
+ * Only ever sent behind the Host check, never cached, and escaped for the
+ * attribute it sits in.
+ */
+export function sendIndex(res: ServerResponse, token: string, port: number, dataDir?: string): void {
+  const meta = pageMeta(token, port, dataDir);
   // A function, so that a `$` in the path or the token is not read as a replacement pattern.
   const html = indexHtml().replace(TOKEN_SLOT, () => meta);
   res.writeHead(200, {

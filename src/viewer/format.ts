@@ -13,7 +13,8 @@ export function when(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   const now = new Date();
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  // A 24-hour clock: short enough for a run's row, and read the same everywhere.
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
   if (d.toDateString() === now.toDateString()) return time;
   return `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
 }
@@ -60,4 +61,9 @@ export function preview(value: unknown, max = 160): string {
 /** A line of text cut to `max` characters. */
 export function cut(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** `1 call`, `2 calls`, `1,200 log lines`: a count with its noun in the right number. */
+export function plural(count: number, word: string, many = `${word}s`): string {
+  return `${count.toLocaleString()} ${count === 1 ? word : many}`;
 }

@@ -4,8 +4,10 @@
 // the calls inside. Nodes from the run's graph hint that did not run are
 // drawn grey. Cards are kept per node and rebuilt only when what they show changes.
 import type { Hold, NodeStatus } from '../report/events.js';
+import { reasonText } from './call-state.js';
 import { clickable, el, setAttr } from './dom.js';
-import { isContainer, runEnded, shownState, type RunModel } from './run-model.js';
+import { plural } from './format.js';
+import { isContainer, kindText, runEnded, shownState, type RunModel } from './run-model.js';
 import type { Store } from './store.js';
 
 interface Card {
@@ -88,7 +90,7 @@ export class GraphView {
       entry.errors,
       folded,
       inside === undefined ? '' : `${inside.calls}/${inside.errors}/${inside.open}`,
-      hold === undefined ? '' : `${hold.holdId}:${hold.gate}`,
+      hold === undefined ? '' : `${hold.holdId}:${hold.gate}:${hold.givenUp ?? ''}`,
       bpsInside,
       bp?.before === true,
       bp?.after === true,
@@ -111,17 +113,18 @@ export class GraphView {
     const head = el(
       'div',
       { class: 'node-head' },
-      el('span', { class: 'kind', text: container ? 'protocol' : node.kind }),
+      el('span', { class: 'kind', text: kindText(node) }),
       hinted
         ? el('span', { class: 'pill not-run', text: 'not run' })
         : el('span', { class: `pill status-${status}${shown === 'unfinished' ? ' unfinished' : ''}`, text: node.kind === 'server' && shown === 'open' ? 'running' : shown }),
     );
-    if (!container && !hinted) head.appendChild(el('span', { class: 'count', text: `×${entry.instances.length}`, title: `${entry.instances.length} call(s)` }));
+    if (!container && !hinted) head.appendChild(el('span', { class: 'count', text: `×${entry.instances.length}`, title: plural(entry.instances.length, 'call') }));
     card.appendChild(head);
-    card.appendChild(el('div', { class: 'node-label', text: node.label === '' ? node.nodeId : node.label }));
+    const label = node.label === '' ? node.nodeId : node.label;
+    card.appendChild(el('div', { class: 'node-label', text: label, title: label }));
 
     if (container && inside !== undefined) {
-      const parts = [`${inside.calls} call${inside.calls === 1 ? '' : 's'} inside`];
+      const parts = [`${plural(inside.calls, 'call')} inside`];
       if (inside.errors > 0) parts.push(`${inside.errors} failed`);
       if (inside.open > 0) parts.push(`${inside.open} ${ended ? 'unfinished' : 'open'}`);
       card.appendChild(el('div', { class: 'inside', text: parts.join(' · ') }));
@@ -141,11 +144,14 @@ export class GraphView {
     const marks: HTMLElement[] = [];
     if (bp?.before === true) marks.push(el('span', { class: 'bp-mark', text: '◆ before', title: 'breakpoint before the request' }));
     if (bp?.after === true) marks.push(el('span', { class: 'bp-mark', text: '◆ after', title: 'breakpoint after the answer' }));
-    if (bpsInside > 0) marks.push(el('span', { class: 'bp-mark', text: `◆ ${bpsInside} inside`, title: `breakpoints on ${bpsInside} node(s) inside` }));
+    if (bpsInside > 0) marks.push(el('span', { class: 'bp-mark', text: `◆ ${bpsInside} inside`, title: `breakpoints on ${plural(bpsInside, 'node')} inside` }));
     if (marks.length > 0) card.appendChild(el('div', { class: 'bp-marks' }, ...marks));
     if (hold !== undefined) {
       const where = hold.nodeId === nodeId ? '' : ` · ${run.node(hold.nodeId)?.node.label || hold.nodeId}`;
-      card.appendChild(el('div', { class: 'held-badge', text: `HELD at ${hold.gate}${where}` }));
+      // A breakpoint is on the card already (◆); a loop hold or pause on error says so.
+      const reason = hold.reason === 'breakpoint' ? undefined : reasonText(hold);
+      const text = `HELD at ${hold.gate}${where}${reason === undefined ? '' : ` · ${reason}`}${hold.givenUp === undefined ? '' : ' · given up'}`;
+      card.appendChild(el('div', { class: `held-badge${hold.givenUp === undefined ? '' : ' given-up'}`, text, title: hold.givenUp }));
     }
 
     if (cached !== undefined && cached.el.isConnected) {

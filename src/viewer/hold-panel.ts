@@ -5,7 +5,8 @@ import { ApiError, api } from './api.js';
 import { button, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { clock, duration, span } from './format.js';
 import { openInjectEditor, type EditorHandle } from './inject-editor.js';
-import { jsonBlock } from './json-view.js';
+import { heldRequestId, reasonText } from './call-state.js';
+import { copyText, jsonBlock } from './json-view.js';
 import type { Store } from './store.js';
 
 const GATE_TEXT: Record<string, string> = {
@@ -13,6 +14,16 @@ const GATE_TEXT: Record<string, string> = {
   after: 'after the answer, before the client sees it',
   error: 'on a failing answer (pause on error)',
 };
+
+/**
+ * The tool a loop hold holds: from its node (`tool:<name>`), else the
+ * held request's `params.name`.
+ */
+export function loopTool(hold: Hold): string {
+  if (hold.nodeId.startsWith('tool:')) return hold.nodeId.slice('tool:'.length);
+  const params = (hold.frame as { params?: { name?: unknown } } | null)?.params;
+  return typeof params?.name === 'string' ? params.name : hold.nodeId;
+}
 
 /** The holds banner. */
 export class HoldPanel {
@@ -42,7 +53,7 @@ export class HoldPanel {
       if (!this.#pending.has(editing.holdId)) this.store.notify('That hold was decided elsewhere.');
     }
     const runs = new Map(this.store.runs.map((r) => [r.runId, r.name]));
-    const sig = holds.map((h) => `${h.holdId}:${runs.get(h.runId) ?? ''}:${this.#pending.has(h.holdId)}`).join(',');
+    const sig = holds.map((h) => `${h.holdId}:${runs.get(h.runId) ?? ''}:${this.#pending.has(h.holdId)}:${h.givenUp ?? ''}`).join(',');
     if (sig === this.#sig) {
       this.tick();
       return;
@@ -148,25 +159,34 @@ export class HoldPanel {
     );
     const since = el('span', { class: 'muted', text: `held for ${duration(span(hold.since, null))}` });
     setAttr(since, 'data-since', hold.since);
+    const rpcId = heldRequestId(hold);
+    const reason = reasonText(hold);
     const card = el(
       'article',
-      { class: `hold gate-${hold.gate}`, attrs: { 'aria-label': `${hold.method} held at the ${hold.gate} gate` } },
+      { class: `hold gate-${hold.gate}${hold.givenUp === undefined ? '' : ' given-up'}`, attrs: { 'aria-label': `${hold.method} held at the ${hold.gate} gate${reason === undefined ? '' : ` (${reason})`}` } },
       el(
         'div',
         { class: 'hold-title' },
         el('span', { class: 'pause-icon', attrs: { 'aria-hidden': 'true' } }),
         el('code', { class: 'hold-method', text: hold.method }),
+        rpcId === undefined ? null : el('code', { class: 'hold-rpc-id', text: `#${rpcId.length > 40 ? `${rpcId.slice(0, 39)}…` : rpcId}`, title: `JSON-RPC id ${rpcId}: the #${rpcId} of the proxy's HOLDING line` }),
         el('span', { class: `gate gate-${hold.gate}`, text: `${hold.gate} gate` }),
+        reason === undefined ? null : el('span', { class: `reason reason-${hold.reason ?? ''}`, text: reason }),
+        hold.givenUp === undefined ? null : el('span', { class: 'given-up-badge', text: 'given up', title: hold.givenUp }),
         actions,
       ),
+      this.#why(hold),
+      hold.givenUp === undefined
+        ? null
+        : el('p', { class: 'given-up-text' }, el('strong', { text: 'The requester has given up: ' }), `${hold.givenUp}. Nobody is waiting for this answer any more; continuing it is still allowed.`),
       el(
         'div',
         { class: 'hold-where muted' },
         el('span', { class: 'gate-text', text: `${GATE_TEXT[hold.gate] ?? ''} · ` }),
         el('span', { text: 'node ' }),
-        el('code', { class: 'hold-node', text: hold.nodeId }),
+        el('code', { class: 'hold-node', text: hold.nodeId, title: hold.nodeId }),
         el('span', { text: ` · ${hold.instanceId} · run ` }),
-        el('span', { class: 'hold-run', text: runName ?? hold.runId }),
+        el('span', { class: 'hold-run', text: runName ?? hold.runId, title: runName ?? hold.runId }),
         el('span', { text: ` · since ${clock(hold.since)} · ` }),
         since,
       ),
@@ -174,6 +194,40 @@ export class HoldPanel {
     );
     setAttr(card, 'data-hold-id', hold.holdId);
     setAttr(card, 'data-gate', hold.gate);
+    if (hold.reason !== undefined) setAttr(card, 'data-reason', hold.reason);
+    if (hold.givenUp !== undefined) setAttr(card, 'data-given-up', 'true');
     return card;
+  }
+
+  /** Why this frame holds, in a sentence: which breakpoint, the error gate, or the loop hold and how to allow the tool. */
+  #why(hold: Hold): HTMLElement | null {
+    if (hold.reason === 'loop') {
+      const tool = loopTool(hold);
+      const allow = `GRAPHMIND_LOOP_ALLOW=${tool}`;
+      const copy = button('Copy', () => {
+        void copyText(allow).then((ok) => {
+          copy.textContent = ok ? 'Copied' : 'Copy failed';
+          setTimeout(() => (copy.textContent = 'Copy'), 1200);
+        });
+      }, 'btn small copy', `Copy ${allow}`);
+      return el(
+        'p',
+        { class: 'hold-why loop' },
+        el('strong', { text: 'Loop hold: ' }),
+        'this is the third identical call to ',
+        el('code', { class: 'loop-tool', text: tool }),
+        ' in a row (the same arguments, nothing else in between), so the agent may be stuck. Continue lets it run; Abort answers it with an error. If the tool is polled on purpose, allow it in the proxy’s environment (the ',
+        el('code', { text: 'env' }),
+        ' of its host config entry): ',
+        el('code', { class: 'loop-allow', text: allow }),
+        ' ',
+        copy,
+      );
+    }
+    if (hold.reason === 'error') return el('p', { class: 'hold-why' }, el('strong', { text: 'Pause on error: ' }), 'the answer is a failure (a JSON-RPC error, or a tool result with isError). Turn off “Pause on error” in the sidebar to let failures through.');
+    if (hold.reason === 'breakpoint') {
+      return el('p', { class: 'hold-why' }, el('strong', { text: 'Breakpoint: ' }), `${hold.gate === 'before' ? 'Break before' : 'Break after'} is set on `, el('code', { text: hold.nodeId }), '.');
+    }
+    return null;
   }
 }

@@ -9,8 +9,8 @@ import { LiveConnection } from './live.js';
 import { NodeDetail } from './node-detail.js';
 import { RunHeader } from './run-header.js';
 import { RunList } from './run-list.js';
+import { RightPane } from './right-pane.js';
 import { Dirty, Store } from './store.js';
-import { Timeline } from './timeline.js';
 import { placeHash, readPlace } from './url-state.js';
 
 const store = new Store();
@@ -20,11 +20,8 @@ const holdPanel = new HoldPanel(store);
 const runHeader = new RunHeader(store);
 const graph = new GraphView(store);
 const detail = new NodeDetail(store);
-const timeline = new Timeline(store, (nodeId, instanceId) => {
-  store.selectNode(nodeId);
-  if (!store.expanded.has(instanceId)) store.toggleExpanded(instanceId);
-  requestAnimationFrame(() => detail.reveal(instanceId));
-});
+// A call picked in the timeline or the waterfall opens in its node's list below the graph.
+const right = new RightPane(store, (nodeId, instanceId) => store.openCall(nodeId, instanceId));
 
 const connection = el('span', { class: 'conn', text: 'connecting…' });
 setAttr(connection, 'aria-live', 'polite');
@@ -45,13 +42,15 @@ const app = el(
   el('header', { class: 'top' }, el('span', { class: 'brand', text: 'GraphMind' }), el('span', { class: 'tagline', text: 'MCP debugger' }), holdCount, connection),
   el('aside', { class: 'side' }, runList.element, breakpointsPanel.element),
   main,
-  el('aside', { class: 'right' }, timeline.element),
+  right.element,
   notice,
 );
 document.getElementById('app')?.replaceWith(app);
 if (!app.isConnected) document.body.appendChild(app);
 
 let firstRunRendered = false;
+/** The call last scrolled to in the right pane. */
+let shownActive: string | null = null;
 
 // The address names the chosen run and node (see url-state.ts): restored
 // before the live feed's first snapshot, kept current as the user moves.
@@ -91,8 +90,13 @@ store.subscribe((dirty) => {
   }
   if (dirty & (Dirty.Run | Dirty.Selection | Dirty.Tick)) runHeader.render();
   if (dirty & (Dirty.Run | Dirty.Selection | Dirty.Holds | Dirty.Breakpoints)) graph.render();
-  if (dirty & (Dirty.Run | Dirty.Selection | Dirty.Holds | Dirty.Breakpoints | Dirty.Tick)) detail.render();
-  if (dirty & (Dirty.Run | Dirty.Selection | Dirty.Tick)) timeline.render();
+  if (dirty & (Dirty.Run | Dirty.Selection | Dirty.Holds | Dirty.Breakpoints | Dirty.Tick | Dirty.Find)) detail.render();
+  if (dirty & (Dirty.Run | Dirty.Selection | Dirty.Holds | Dirty.Tick | Dirty.Find)) right.render();
+  // A call opened from a list or a hold: shown in the pane on the right too.
+  if (dirty & Dirty.Find && store.activeInstance !== null && shownActive !== store.activeInstance) {
+    shownActive = store.activeInstance;
+    right.showCall(store.activeInstance);
+  }
   if (dirty & Dirty.Connection) {
     connection.textContent = store.connection === 'live' ? 'live' : store.connection === 'connecting' ? 'connecting…' : 'reconnecting…';
     connection.className = `conn conn-${store.connection}`;
@@ -138,6 +142,12 @@ document.addEventListener('keydown', (event) => {
   } else if (event.key === 'i') {
     event.preventDefault();
     holdPanel.injectOldest();
+  } else if (event.key === '/' && store.run !== null) {
+    event.preventDefault();
+    right.focusFind();
+  } else if ((event.key === 'e' || event.key === 'E') && store.run !== null) {
+    event.preventDefault();
+    right.nextError(event.shiftKey ? -1 : 1);
   }
 });
 

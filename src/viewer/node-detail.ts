@@ -1,11 +1,14 @@
 // A node's detail: its breakpoints, and its executions in order, each with
 // status, duration, and input / output / error as collapsible pretty JSON.
 // The list is virtualised: a node with thousands of calls draws only what is in view.
-import type { Instance } from '../report/events.js';
+import type { Hold, Instance } from '../report/events.js';
+import { callView, holdBadge, ordinal, requestIdChip, tookText, tookTitle, waitingText } from './call-state.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
-import { clock, duration, preview, span } from './format.js';
+import { callMatches, finding, words, type FindQuery } from './find.js';
+import { clock, duration, plural, preview, span } from './format.js';
 import { jsonBlock } from './json-view.js';
-import { STDOUT_NOISE_NODE_ID, SESSION_NODE_ID, isContainer, runEnded, shownState, type RunModel } from './run-model.js';
+import { STDOUT_NOISE_NODE_ID, SESSION_NODE_ID, isContainer, kindText, runEnded, shownState, type RunModel } from './run-model.js';
+import { heldByInstance } from './timeline.js';
 import type { Store } from './store.js';
 import { VirtualList } from './virtual-list.js';
 
@@ -17,8 +20,11 @@ export class NodeDetail {
   readonly element: HTMLElement;
   readonly #head: HTMLElement;
   readonly #list: VirtualList<Instance>;
-  #shown: { run: RunModel | null; nodeId: string | null; count: number; version: number } = { run: null, nodeId: null, count: -1, version: -1 };
+  #shown: { run: RunModel | null; nodeId: string | null; count: number; version: number; find: FindQuery; holds: Hold[] } | null = null;
   #headSig = '';
+  /** The node's calls as listed: all of them, or those the find bar lets through (and any held one). */
+  #items: readonly Instance[] = [];
+  #held = new Map<string, Hold>();
 
   constructor(private readonly store: Store) {
     this.#head = el('div', { class: 'detail-head' });
@@ -26,12 +32,12 @@ export class NodeDetail {
       {
         key: (instance) => instance.instanceId,
         version: (instance) => {
-          const held = this.store.holds.some((h) => h.runId === this.store.selectedRunId && h.instanceId === instance.instanceId);
+          const hold = this.#held.get(instance.instanceId);
           // The run's status is in it: an open call turns unfinished when the run ends, and back on a reclaim.
           const shown = shownState(instance.status, this.store.run);
           // No ticking time in it: an open call's duration is updated in place (see #tick), so that
           // its folded JSON, a selection or "Show all" are not reset every second while it is looked at.
-          return `${shown}|${instance.endedAt}|${this.store.expanded.has(instance.instanceId)}|${held}`;
+          return `${shown}|${instance.endedAt}|${instance.deliveredAt}|${instance.attempts?.length ?? 0}|${this.store.expanded.has(instance.instanceId)}|${hold?.holdId ?? ''}|${hold?.givenUp ?? ''}|${this.store.activeInstance === instance.instanceId}`;
         },
         render: (instance, index) => this.#row(instance, index),
       },
@@ -42,11 +48,11 @@ export class NodeDetail {
     this.element = el('section', { class: 'detail', attrs: { 'aria-label': 'node detail' } }, this.#head, this.#list.element);
   }
 
-  /** Scroll the list to an execution of the shown node. */
-  reveal(instanceId: string): void {
-    const entry = this.store.run?.node(this.store.selectedNodeId ?? '');
-    const index = entry?.instances.findIndex((i) => i.instanceId === instanceId) ?? -1;
+  /** Scroll the list to an execution of the shown node; false if it does not list it. */
+  reveal(instanceId: string): boolean {
+    const index = this.#items.findIndex((i) => i.instanceId === instanceId);
     if (index >= 0) this.#list.scrollToIndex(index);
+    return index >= 0;
   }
 
   render(): void {
@@ -59,15 +65,21 @@ export class NodeDetail {
         this.#headSig = sig;
         setChildren(this.#head, run === null ? null : el('p', { class: 'hint', text: 'Select a node in the graph to see its calls. The timeline on the right shows everything in order.' }));
       }
-      if (this.#shown.count !== 0 || this.#shown.run !== run) this.#list.setItems([], true);
-      this.#shown = { run, nodeId: null, count: 0, version: -1 };
+      if (this.#shown === null || this.#shown.count !== 0 || this.#shown.run !== run) this.#list.setItems([], true);
+      this.#items = [];
+      this.#shown = { run, nodeId: null, count: 0, version: -1, find: this.store.find, holds: this.store.holds };
       return;
     }
     this.element.classList.remove('empty');
-    this.#renderHead(run, entry.node.nodeId);
-    const same = this.#shown.run === run && this.#shown.nodeId === selectedNodeId;
-    if (!same || this.#shown.count !== entry.instances.length) {
-      this.#list.setItems(entry.instances, !same);
+    const { find, holds } = this.store;
+    this.#held = heldByInstance(this.store);
+    const previous = this.#shown;
+    const same = previous !== null && previous.run === run && previous.nodeId === selectedNodeId;
+    const narrowing = finding(find);
+    const refresh = !same || previous.count !== entry.instances.length || previous.find !== find || (narrowing && (previous.version !== run.version || previous.holds !== holds));
+    if (refresh) {
+      this.#items = narrowing ? this.#narrow(run, entry.instances, find) : entry.instances;
+      this.#list.setItems(this.#items, !same || previous.find !== find);
       if (!same) {
         const held = this.store.holdOn(selectedNodeId as string);
         if (held !== undefined) this.reveal(held.instanceId);
@@ -76,13 +88,27 @@ export class NodeDetail {
     } else {
       this.#list.refresh();
     }
+    this.#renderHead(run, entry.node.nodeId);
+    // A call opened from elsewhere (the timeline, a hold, "next error") is scrolled into view once.
+    const wanted = this.store.reveal;
+    if (wanted !== null && this.reveal(wanted)) this.store.reveal = null;
     this.#tick();
-    this.#shown = { run, nodeId: selectedNodeId, count: entry.instances.length, version: run.version };
+    this.#shown = { run, nodeId: selectedNodeId, count: entry.instances.length, version: run.version, find, holds };
+  }
+
+  /** The calls the find bar lets through, and those held (which always show). */
+  #narrow(run: RunModel, instances: readonly Instance[], find: FindQuery): Instance[] {
+    const needles = words(find);
+    return instances.filter((instance) => {
+      const hold = this.#held.get(instance.instanceId);
+      return hold !== undefined || callMatches(instance, run, find, needles, hold);
+    });
   }
 
   /** The durations of the open calls on screen, brought up to now without redrawing their rows. */
   #tick(): void {
     tickTimes(this.#list.element, 'data-open-since', (ms) => `open ${duration(ms)}`);
+    tickTimes(this.#list.element, 'data-waiting-since', waitingText);
   }
 
   #renderHead(run: RunModel, nodeId: string): void {
@@ -94,23 +120,31 @@ export class NodeDetail {
     const ended = runEnded(run);
     const hold = this.store.holdOn(nodeId);
     const hinted = run.isHinted(nodeId);
-    const sig = [nodeId, hinted, shown, ended, entry.instances.length, entry.open, entry.errors, bp.before === true, bp.after === true, hold?.holdId ?? ''].join('|');
+    const find = this.store.find;
+    const narrowed = finding(find) ? this.#items.length : -1;
+    const sig = [nodeId, hinted, shown, ended, entry.instances.length, entry.open, entry.errors, bp.before === true, bp.after === true, hold?.holdId ?? '', hold?.givenUp ?? '', narrowed].join('|');
     if (sig === this.#headSig) return;
     this.#headSig = sig;
     const { node } = entry;
     const title = el(
       'div',
       { class: 'detail-title' },
-      el('span', { class: `kind kind-${node.kind}`, text: node.kind }),
-      el('h2', { text: node.label === '' ? node.nodeId : node.label }),
+      el('span', { class: `kind kind-${node.kind}`, text: kindText(node) }),
+      el('h2', { text: node.label === '' ? node.nodeId : node.label, title: node.label === '' ? node.nodeId : node.label }),
       hinted
         ? el('span', { class: 'pill not-run', text: 'not run' })
         : el('span', { class: `pill status-${status}${shown === 'unfinished' ? ' unfinished' : ''}`, text: shown }),
     );
-    const counts = [`${entry.instances.length} call${entry.instances.length === 1 ? '' : 's'}`];
+    const counts = [plural(entry.instances.length, 'call')];
     if (entry.open > 0) counts.push(`${entry.open} ${ended ? 'unfinished' : 'open'}`);
     if (entry.errors > 0) counts.push(`${entry.errors} failed`);
-    const info = el('div', { class: 'detail-info' }, el('code', { class: 'node-id', text: nodeId }), el('span', { class: 'muted', text: counts.join(' · ') }));
+    const info = el('div', { class: 'detail-info' }, el('code', { class: 'node-id', text: nodeId, title: nodeId }), el('span', { class: 'muted', text: counts.join(' · ') }));
+    if (narrowed >= 0) {
+      // The find bar narrows this list too: say so, and how to see everything.
+      const all = button('Show all', () => this.store.setFind({ text: '', status: 'all' }), 'btn small ghost', 'Clear the find bar');
+      setAttr(all, 'data-action', 'clear-find');
+      info.appendChild(el('span', { class: 'find-note' }, `${narrowed.toLocaleString()} of ${plural(entry.instances.length, 'call')} match the find bar `, all));
+    }
     const breakable = nodeId !== SESSION_NODE_ID && !isContainer(nodeId) && nodeId !== STDOUT_NOISE_NODE_ID && node.kind !== 'server';
     const controls = el('div', { class: 'bp-controls' });
     if (breakable) {
@@ -128,49 +162,61 @@ export class NodeDetail {
     } else {
       controls.appendChild(el('span', { class: 'muted', text: 'No breakpoints on this node: it is not a request.' }));
     }
-    if (hold !== undefined) controls.appendChild(el('span', { class: 'held-badge', text: `HELD at ${hold.gate}` }));
+    if (hold !== undefined) {
+      // Which call, by its instance and its JSON-RPC id (the #id of the proxy's HOLDING line), and why.
+      const badge = el('span', { class: `held-badge${hold.givenUp === undefined ? '' : ' given-up'}`, text: holdBadge(hold, 'HELD'), title: hold.givenUp });
+      controls.append(badge, el('span', { class: 'held-call' }, el('span', { class: 'inst-id', text: hold.instanceId }), ' ', requestIdChip(hold)));
+    }
     const note = hinted
       ? el('p', { class: 'hint hinted-note', text: 'Registered on the server, not called in this run: drawn grey from the connection’s graph hint. A breakpoint set here holds its next call.' })
       : null;
     setChildren(this.#head, title, info, controls, note);
   }
 
-  #row(instance: Instance, index: number): HTMLElement {
+  #row(instance: Instance, position: number): HTMLElement {
     const expanded = this.store.expanded.has(instance.instanceId);
-    const held = this.store.holds.find((h) => h.runId === this.store.selectedRunId && h.instanceId === instance.instanceId);
-    const took = span(instance.startedAt, instance.endedAt);
+    const held = this.#held.get(instance.instanceId);
+    const view = callView(instance, this.store.run, held);
     const shown = shownState(instance.status, this.store.run);
     const unfinished = shown === 'unfinished';
+    // Numbered among all the node's calls, whatever the find bar shows.
+    const all = this.store.run?.node(instance.nodeId)?.instances;
+    const index = all === undefined || all === this.#items ? position : all.indexOf(instance);
+    const tries = instance.attempts?.length ?? 0;
+    const dur = el('span', { class: 'inst-dur', text: tookText(view), title: tookTitle(instance, view) });
+    // No ticking time for an unfinished call: it did not go on after the run ended.
+    if (view.waitingSince !== undefined) setAttr(dur, view.state === 'held' ? 'data-waiting-since' : 'data-open-since', view.waitingSince);
     const head = el(
       'div',
       { class: 'inst-head' },
       el('span', { class: 'chevron', text: expanded ? '▾' : '▸' }),
       el('span', { class: 'inst-n', text: `#${index + 1}` }),
       el('span', { class: 'inst-id', text: instance.instanceId }),
-      el('span', { class: `pill status-${instance.status}${unfinished ? ' unfinished' : ''}`, text: shown }),
-      // No ticking time for an unfinished call: it did not go on after the run ended.
-      el('span', {
-        class: 'inst-dur',
-        text: unfinished ? 'unfinished' : shown === 'open' ? `open ${duration(took)}` : duration(took),
-        attrs: shown === 'open' ? { 'data-open-since': instance.startedAt } : undefined,
-      }),
+      requestIdChip(held),
+      el('span', { class: `pill ${view.pillClass}`, text: view.state }),
+      dur,
       el('span', { class: 'inst-time', text: clock(instance.startedAt) }),
-      held === undefined ? null : el('span', { class: 'held-badge', text: `held · ${held.gate}` }),
+      held === undefined ? null : el('span', { class: `held-badge${held.givenUp === undefined ? '' : ' given-up'}`, text: holdBadge(held), title: held.givenUp }),
+      tries === 0 ? null : el('span', { class: 'retried', text: `sent ${tries + 1}×`, title: `the request was sent ${tries + 1} times (Retry at the after gate)` }),
       // A stdout-noise record is its quoted line; its error only says what such a line is.
       expanded ? null : el('span', { class: 'inst-preview', text: preview(instance.error !== undefined && instance.nodeId !== STDOUT_NOISE_NODE_ID ? instance.error.message : instance.input, 200) }),
     );
     clickable(head, () => this.store.toggleExpanded(instance.instanceId));
     setAttr(head, 'aria-expanded', String(expanded));
-    const row = el('div', { class: `inst status-${instance.status}${unfinished ? ' unfinished' : ''}${held !== undefined ? ' held' : ''}` }, head);
+    const active = this.store.activeInstance === instance.instanceId;
+    const row = el('div', { class: `inst status-${instance.status}${unfinished ? ' unfinished' : ''}${held !== undefined ? ' held' : ''}${active ? ' active' : ''}` }, head);
     setAttr(row, 'data-instance-id', instance.instanceId);
+    setAttr(row, 'data-state', view.state);
     if (expanded) {
       const body = el('div', { class: 'inst-body' });
+      if (held !== undefined) body.appendChild(this.#heldNote(held));
       if (instance.nodeId === STDOUT_NOISE_NODE_ID && typeof instance.input === 'string') {
         body.appendChild(el('div', { class: 'noise-line' }, el('span', { class: 'muted', text: 'the server wrote to stdout: ' }), el('span', { class: 'noise-text', text: JSON.stringify(instance.input) })));
       }
       if (instance.input !== undefined) body.appendChild(jsonBlock('input', instance.input));
-      if (instance.error !== undefined) body.appendChild(jsonBlock('error', instance.error, true, 'error'));
-      if (instance.output !== undefined) body.appendChild(jsonBlock('output', instance.output));
+      if (tries > 0) body.appendChild(this.#attempts(instance));
+      if (instance.error !== undefined) body.appendChild(jsonBlock(tries > 0 ? `error (${ordinal(tries + 1)} answer)` : 'error', instance.error, true, 'error'));
+      if (instance.output !== undefined) body.appendChild(jsonBlock(tries > 0 ? `output (${ordinal(tries + 1)} answer)` : 'output', instance.output));
       const waiting = unfinished ? UNFINISHED_TEXT : 'Waiting for an answer…';
       const note = unfinished ? 'muted unfinished-note' : 'muted';
       if (instance.input === undefined && instance.output === undefined && instance.error === undefined) {
@@ -181,5 +227,53 @@ export class NodeDetail {
       row.appendChild(body);
     }
     return row;
+  }
+
+  /** What a held call is waiting for, and (given up) that nobody waits any more. */
+  #heldNote(hold: Hold): HTMLElement {
+    const answer = hold.gate !== 'before';
+    const note = el(
+      'p',
+      { class: 'held-note' },
+      answer
+        ? 'The answer has arrived and is held at the gate: the client has not received it. It goes on when you decide in the panel above.'
+        : 'The request is held at the gate: the server has not received it, and the client is waiting.',
+    );
+    if (hold.givenUp !== undefined) note.append(el('span', { class: 'given-up-text' }, el('strong', { text: 'Given up: ' }), `${hold.givenUp}. Nobody waits for this answer any more; continuing it is still allowed.`));
+    return note;
+  }
+
+  /** The answers a Retry dropped, oldest first, then a line for the one the call has now. */
+  #attempts(instance: Instance): HTMLElement {
+    const attempts = instance.attempts ?? [];
+    const list = el('ol', { class: 'attempts', attrs: { 'aria-label': 'attempts' } });
+    attempts.forEach((attempt, i) => {
+      const item = el(
+        'li',
+        { class: `attempt status-${attempt.status}` },
+        el('span', { class: 'attempt-n', text: `${ordinal(i + 1)} answer` }),
+        ' ',
+        el('span', { class: `pill status-${attempt.status}`, text: attempt.status }),
+        ` at ${clock(attempt.endedAt)} (${duration(span(i === 0 ? instance.startedAt : (attempts[i - 1]?.retriedAt ?? instance.startedAt), attempt.endedAt))}) — dropped at ${clock(attempt.retriedAt)}, request sent again`,
+      );
+      if (attempt.error !== undefined) item.appendChild(jsonBlock('error', attempt.error, false, 'error'));
+      if (attempt.output !== undefined) item.appendChild(jsonBlock('output', attempt.output, false));
+      setAttr(item, 'data-attempt', String(i + 1));
+      list.appendChild(item);
+    });
+    const last = attempts[attempts.length - 1];
+    const now = el('li', { class: 'attempt current' }, el('span', { class: 'attempt-n', text: `${ordinal(attempts.length + 1)} answer` }), ' ');
+    if (instance.endedAt === null) now.append(this.#held.has(instance.instanceId) ? 'held' : 'waiting…');
+    else {
+      now.append(
+        el('span', { class: `pill status-${instance.status}`, text: instance.status }),
+        ` at ${clock(instance.endedAt)} (${duration(span(last?.retriedAt ?? instance.startedAt, instance.endedAt))} after it was sent again)`,
+      );
+      if (instance.deliveredAt !== undefined) now.append(`, reached the client at ${clock(instance.deliveredAt)}`);
+      now.append(`; the client waited ${duration(span(instance.startedAt, instance.deliveredAt ?? instance.endedAt))} in all`);
+    }
+    setAttr(now, 'data-attempt', String(attempts.length + 1));
+    list.appendChild(now);
+    return el('div', { class: 'attempts-block' }, el('div', { class: 'attempts-title', text: `Sent ${attempts.length + 1} times (Retry)` }), list);
   }
 }

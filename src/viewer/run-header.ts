@@ -2,7 +2,7 @@
 // what the reporter told us about it (command, server, protocol version; for
 // the adapter's runs, the server, connection, HTTP session and transport).
 import { el, safeLink, setAttr, setChildren } from './dom.js';
-import { cut, duration, span, when } from './format.js';
+import { cut, duration, plural, span, when } from './format.js';
 import { jsonBlock } from './json-view.js';
 import type { RunModel } from './run-model.js';
 import type { Store } from './store.js';
@@ -98,10 +98,13 @@ export class RunHeader {
     const transport = str(meta.transport);
     if (transport !== undefined) facts.push(el('span', { text: `transport ${cut(transport, 80)}` }));
     const links = urls(meta).map(([key, url]) => el('span', { class: 'meta-link' }, `${key}: `, safeLink(cut(url, 80), url)));
+    // Named by its server when the run knows it (serverInfo.name), the run's own name beside it.
+    const named = summary.server?.name ?? server.name;
     const title = el(
       'div',
       { class: 'run-title' },
-      el('h2', { text: summary.name, title: summary.name }),
+      el('h2', { text: named ?? summary.name, title: named === undefined ? summary.name : `${named} · ${summary.name}` }),
+      named === undefined || named === summary.name ? null : el('span', { class: 'run-subtitle', text: summary.name, title: summary.name }),
       el('span', { class: `pill status-${summary.status}`, text: summary.status }),
     );
     setAttr(title, 'data-run-id', summary.runId);
@@ -109,7 +112,7 @@ export class RunHeader {
       this.element,
       title,
       el('div', { class: 'run-facts muted' }, ...facts, ...links, jsonBlock('meta', meta, false, 'meta')),
-      run.droppedEvents > 0 ? el('p', { class: 'warn-text', text: `${run.droppedEvents} event(s) were dropped by the reporter while the debugger was away or behind.` }) : null,
+      run.droppedEvents > 0 ? el('p', { class: 'warn-text', text: `${plural(run.droppedEvents, 'event was', 'events were')} dropped by the reporter while the debugger was away or behind.` }) : null,
       run.hinted.size > 0
         ? el('p', { class: 'hint hint-summary', text: `What the server registered (${hintCounts(run)}) is drawn grey: nothing has called it in this run. Each call is a run of its own, listed with this connection.` })
         : null,

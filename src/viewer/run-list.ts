@@ -7,7 +7,7 @@
 import type { RunSummary } from '../report/events.js';
 import { api } from './api.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
-import { cut, duration, span, when } from './format.js';
+import { cut, duration, plural, span, when } from './format.js';
 import type { RunFilter, SourceFilter, Store } from './store.js';
 
 const FILTERS: RunFilter[] = ['all', 'running', 'ok', 'error'];
@@ -23,11 +23,6 @@ type Group = NonNullable<RunSummary['group']>;
 
 /** A row of the list: one run, or the runs of one adapter connection (newest first). */
 type Row = { kind: 'run'; run: RunSummary } | { kind: 'group'; group: Group; runs: RunSummary[] };
-
-/** `1 run`, `37 runs`. */
-function plural(count: number, word: string): string {
-  return `${count.toLocaleString()} ${word}${count === 1 ? '' : 's'}`;
-}
 
 /** The list of runs in the sidebar. */
 export class RunList {
@@ -48,6 +43,9 @@ export class RunList {
   readonly #domIds = new Map<string, string>();
   /** Runs per group id among all runs, counted once per render. */
   #totals = new Map<string, RunSummary[]>();
+  readonly #deleteFinished: HTMLButtonElement;
+  /** The finished runs the list shows now: what "Delete finished" deletes. */
+  #finished: RunSummary[] = [];
 
   constructor(private readonly store: Store) {
     this.#filters = el('div', { class: 'filters', attrs: { role: 'group', 'aria-label': 'filter runs by status' } });
@@ -63,10 +61,12 @@ export class RunList {
       }
     });
     this.#list = el('ol', { class: 'runs', attrs: { 'aria-label': 'runs' } });
+    this.#deleteFinished = button('Delete finished', () => this.#onDeleteFinished(), 'btn small ghost', 'Delete the finished runs the list shows');
+    setAttr(this.#deleteFinished, 'data-action', 'delete-finished');
     this.element = el(
       'section',
       { class: 'run-list' },
-      el('div', { class: 'pane-head' }, el('h3', { text: 'Runs' })),
+      el('div', { class: 'pane-head' }, el('h3', { text: 'Runs' }), this.#deleteFinished),
       this.#filters,
       this.#sources,
       this.#search,
@@ -100,6 +100,7 @@ export class RunList {
     );
     if (this.#search.value !== search) this.#search.value = search;
     const shown = runs.filter((run) => this.store.shows(run));
+    this.#renderDeleteFinished(shown);
     if (shown.length === 0) {
       const text = runs.length === 0 ? 'No runs yet.' : filter === 'all' && source === 'all' && search.trim() === '' ? 'No runs.' : 'No runs match the filters.';
       setChildren(this.#list, el('li', { class: 'muted none', text }));
@@ -116,6 +117,34 @@ export class RunList {
     const rows = this.#rows(shown);
     this.#reveal(rows);
     setChildren(this.#list, ...rows.map((row) => (row.kind === 'run' ? this.#item(row.run) : this.#group(row.group, row.runs))));
+  }
+
+  /** The "Delete finished" button: how many it deletes, and its second click to be sure. */
+  #renderDeleteFinished(shown: readonly RunSummary[]): void {
+    this.#finished = shown.filter((run) => run.status !== 'running');
+    const count = this.#finished.length;
+    const confirming = this.#confirming === 'finished' && count > 0;
+    if (!confirming && this.#confirming === 'finished') this.#confirming = null;
+    const b = this.#deleteFinished;
+    b.disabled = count === 0;
+    b.className = confirming ? 'btn small danger' : 'btn small ghost';
+    b.textContent = confirming ? `Delete ${plural(count, 'run')}?` : `Delete finished${count > 0 ? ` (${count.toLocaleString()})` : ''}`;
+    b.title = confirming ? `Click again to delete ${plural(count, 'finished run')}` : count === 0 ? 'No finished runs in the list' : `Delete the ${plural(count, 'finished run')} the list shows (running ones stay)`;
+    setAttr(b, 'aria-label', confirming ? `Delete ${plural(count, 'finished run')}? Click again to confirm` : `Delete ${plural(count, 'finished run')}`);
+  }
+
+  #onDeleteFinished(): void {
+    if (this.#confirming !== 'finished') {
+      this.#confirming = 'finished';
+      this.render();
+      return;
+    }
+    this.#confirming = null;
+    const runs = this.#finished;
+    void this.store.deleteFinished(runs).then((failed) => {
+      this.store.notify(failed > 0 ? `Could not delete ${plural(failed, 'run')}.` : `Deleted ${plural(runs.length, 'finished run')}.`);
+    });
+    this.render();
   }
 
   /** Update the durations of running runs (once a second). */
@@ -294,11 +323,15 @@ export class RunList {
     // Named by the run's name, described by its status, source, start and duration.
     const nameId = `run-name-${run.runId}`;
     const factsId = `run-facts-${run.runId}`;
+    // A run of a proxy is named by its server (serverInfo.name, once initialize is answered), with its command below.
+    const server = run.server?.name;
+    const title = server ?? run.name;
     const body = el(
       'div',
       { class: 'run-body' },
-      el('div', { class: 'run-line' }, el('span', { class: `dot status-${run.status}`, title: run.status }), el('span', { class: 'run-name', text: run.name, title: run.name, attrs: { id: nameId } })),
-      el('div', { class: 'run-line muted', attrs: { id: factsId } }, el('span', { class: 'run-status', text: run.status }), el('span', { text: run.source }), el('span', { text: when(run.startedAt) }), took),
+      el('div', { class: 'run-line' }, el('span', { class: `dot status-${run.status}`, title: run.status }), el('span', { class: 'run-name', text: title, title: server === undefined ? run.name : `${server}${run.server?.version === undefined ? '' : ` ${run.server.version}`} · ${run.name}`, attrs: { id: nameId } })),
+      server === undefined || server === run.name ? null : el('div', { class: 'run-line run-label', text: run.name, title: run.name }),
+      el('div', { class: 'run-line muted run-facts-line', attrs: { id: factsId } }, el('span', { class: 'run-status', text: run.status }), el('span', { class: 'run-source', text: run.source, title: run.source }), el('span', { class: 'run-when', text: when(run.startedAt) }), took),
     );
     const li = el('li', { class: `run status-${run.status}${selected ? ' selected' : ''}` }, body, del);
     setAttr(li, 'data-run-id', run.runId);

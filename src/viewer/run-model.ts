@@ -293,6 +293,19 @@ export function runEnded(run: RunModel | null | undefined): boolean {
   return run !== null && run !== undefined && run.summary.status !== 'running';
 }
 
+/**
+ * What a node's kind is called on the page. A node the protocol card holds
+ * says what it is: a `request` (`initialize`, `tools/list`…), a
+ * `notification` (`notifications/initialized`…) or `stdout` (noise), not
+ * the `custom` it is recorded as; the card itself is `protocol`.
+ */
+export function kindText(node: NodeDeclaration): string {
+  if (node.nodeId === PROTOCOL_NODE_ID) return 'protocol';
+  if (node.kind !== 'custom' || node.parent !== PROTOCOL_NODE_ID) return node.kind;
+  if (node.nodeId === STDOUT_NOISE_NODE_ID) return 'stdout';
+  return node.label.startsWith('notifications/') ? 'notification' : 'request';
+}
+
 /** Is this node drawn as a folded container? */
 export function isContainer(nodeId: string): boolean {
   return nodeId === PROTOCOL_NODE_ID;

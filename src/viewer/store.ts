@@ -2,7 +2,9 @@
 // what the user has selected. Live messages and user actions change it;
 // views subscribe and redraw at most once per animation frame.
 import type { Breakpoints, Hold, RunEvent, RunSummary, Status } from '../report/events.js';
+import { runServer } from '../server/run-state.js';
 import { ApiError, api } from './api.js';
+import { NO_FIND, type FindQuery } from './find.js';
 import type { Connection, LiveMessage } from './live.js';
 import { RunModel } from './run-model.js';
 
@@ -16,6 +18,8 @@ export const Dirty = {
   Connection: 32,
   Notice: 64,
   Tick: 128,
+  /** The find bar's query, the right pane's view, or the call that is open changed. */
+  Find: 256,
 } as const;
 
 /** The run-list filter by status. */
@@ -64,6 +68,14 @@ export class Store {
   search = '';
   /** Runs this page asked the server to delete: no longer listed nor followed (see {@link Store.deleteRuns}). */
   readonly deleting = new Set<string>();
+  /** The find bar: what the timeline, the waterfall and a node's calls are narrowed to. */
+  find: FindQuery = NO_FIND;
+  /** What the right pane shows. */
+  view: 'timeline' | 'waterfall' = 'timeline';
+  /** The call opened last (from the timeline, the waterfall, a hold, "next error"): marked in the lists. */
+  activeInstance: string | null = null;
+  /** A call the node detail scrolls into view at its next render (then cleared). */
+  reveal: string | null = null;
 
   #listeners: Listener[] = [];
   #dirty = 0;
@@ -207,6 +219,8 @@ export class Store {
         break;
       }
       case 'run.event': {
+        // A run learns its server's name when initialize is answered: the list names it so (see runServer).
+        if (message.event.type === 'run.meta' && 'serverInfo' in message.event.meta) this.#serverKnown(message.runId, message.event.meta);
         if (message.runId !== this.selectedRunId) return;
         if (this.#pending !== null) {
           this.#pending.push(message.event);
@@ -236,13 +250,20 @@ export class Store {
         if (!this.holds.some((h) => h.holdId === message.hold.holdId)) this.holds = [...this.holds, message.hold];
         this.mark(Dirty.Holds);
         const hold = message.hold;
-        // A hold needs attention: show its run if the page is following, and its node if none is chosen.
+        // A hold needs attention: show its run if the page is following, and the held call itself
+        // (unless the page is on another held call: that one is not taken away).
         if (this.followNewest && this.selectedRunId !== hold.runId) void this.selectRun(hold.runId, false);
-        if (this.selectedRunId === hold.runId && this.selectedNodeId === null) this.selectNode(hold.nodeId);
-        if (this.selectedRunId === hold.runId && this.selectedNodeId === hold.nodeId) {
-          this.expanded.add(hold.instanceId);
-          this.mark(Dirty.Selection);
+        if (this.selectedRunId === hold.runId && this.run !== null && !this.runLoading) {
+          const busy = this.selectedNodeId !== null && this.selectedNodeId !== hold.nodeId && this.holds.some((h) => h.runId === hold.runId && h.nodeId === this.selectedNodeId);
+          if (!busy) this.openCall(hold.nodeId, hold.instanceId);
         }
+        break;
+      }
+      case 'hold.updated': {
+        const index = this.holds.findIndex((h) => h.holdId === message.hold.holdId);
+        if (index === -1) return;
+        this.holds = this.holds.map((h, i) => (i === index ? message.hold : h));
+        this.mark(Dirty.Holds);
         break;
       }
       case 'hold.decided':
@@ -252,6 +273,53 @@ export class Store {
       default:
         break;
     }
+  }
+
+  /** The summary of `runId` takes the server name its meta now has. */
+  #serverKnown(runId: string, meta: Record<string, unknown>): void {
+    const server = runServer(meta);
+    const index = this.runs.findIndex((r) => r.runId === runId);
+    const run = this.runs[index];
+    if (server === undefined || run === undefined || (run.server?.name === server.name && run.server.version === server.version)) return;
+    this.runs[index] = { ...run, server };
+    if (this.run !== null && this.run.summary.runId === runId) this.run.summary = { ...this.run.summary, server };
+    this.mark(Dirty.Runs | Dirty.Run);
+  }
+
+  /**
+   * Open one call: its node selected, the call expanded, scrolled into view
+   * in the node's list, and marked as the one open in the timeline.
+   */
+  openCall(nodeId: string, instanceId: string): void {
+    this.selectNode(nodeId);
+    this.expanded.add(instanceId);
+    this.activeInstance = instanceId;
+    this.reveal = instanceId;
+    this.mark(Dirty.Selection | Dirty.Find);
+  }
+
+  /** Change the find bar's query. */
+  setFind(find: FindQuery): void {
+    if (find.text === this.find.text && find.status === this.find.status) return;
+    this.find = find;
+    this.mark(Dirty.Find);
+  }
+
+  /** Show the timeline or the waterfall in the right pane. */
+  setView(view: 'timeline' | 'waterfall'): void {
+    if (view === this.view) return;
+    this.view = view;
+    this.mark(Dirty.Find);
+  }
+
+  /** The hold on a call of the selected run, if it is held. */
+  holdOfInstance(instanceId: string): Hold | undefined {
+    return this.holds.find((h) => h.runId === this.selectedRunId && h.instanceId === instanceId);
+  }
+
+  /** Delete the finished runs among `runs` (not one that is running); resolves to how many could not be. */
+  deleteFinished(runs: readonly RunSummary[]): Promise<number> {
+    return this.deleteRuns(runs.filter((run) => run.status !== 'running').map((run) => run.runId));
   }
 
   removeHold(holdId: string): void {
@@ -282,6 +350,7 @@ export class Store {
     this.selectedNodeId = null;
     this.expanded.clear();
     this.unfolded.clear();
+    this.activeInstance = null;
     this.runLoading = false;
     this.runError = null;
     this.#pending = null;
@@ -312,6 +381,7 @@ export class Store {
       this.selectedNodeId = null;
       this.expanded.clear();
       this.unfolded.clear();
+      this.activeInstance = null;
       this.run = null;
     }
     this.runLoading = true;
@@ -334,8 +404,9 @@ export class Store {
       }
       this.#openOnLoad = false;
       if (this.selectedNodeId === null) {
+        // A run with a frame held: open the held call.
         const held = this.holds.find((h) => h.runId === runId);
-        if (held !== undefined) this.selectNode(held.nodeId);
+        if (held !== undefined) this.openCall(held.nodeId, held.instanceId);
       }
     } catch (error) {
       if (load !== this.#loadToken) return;

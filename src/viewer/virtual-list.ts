@@ -91,6 +91,27 @@ export class VirtualList<T> {
     this.draw();
   }
 
+  /** The index of the first item whose row is in view (0 when there is none). */
+  firstVisible(): number {
+    return Math.min(this.#indexAt(this.element.scrollTop), Math.max(0, this.#items.length - 1));
+  }
+
+  /** The indexes of the first and last items in view, `[first, last]` (last < first when there are none). */
+  visibleRange(): [number, number] {
+    const top = this.element.scrollTop;
+    const first = this.#indexAt(top);
+    const last = Math.min(this.#items.length - 1, this.#indexAt(top + (this.element.clientHeight || 600)));
+    return [first, last];
+  }
+
+  /** Is the row of the item at `index` wholly in view? */
+  inView(index: number): boolean {
+    const top = this.#offsets[index];
+    const bottom = this.#offsets[index + 1];
+    if (top === undefined || bottom === undefined || index >= this.#items.length) return false;
+    return top >= this.element.scrollTop && bottom <= this.element.scrollTop + this.element.clientHeight;
+  }
+
   scrollToBottom(): void {
     this.element.scrollTop = this.element.scrollHeight;
     this.draw();

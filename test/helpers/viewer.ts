@@ -159,3 +159,14 @@ export function attributes(locator: Locator, name: string): Promise<Array<string
   const fn = inPageFunction<(nodes: unknown[], name: string) => Array<string | null>>(['nodes', 'name'], 'return nodes.map((n) => n.getAttribute(name));');
   return locator.evaluateAll(fn, name);
 }
+
+/** A call whose rejection is marked handled now (awaiting it later still throws): for calls a hold keeps waiting. */
+export function pending<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
+
+/** The JSON-RPC id of a held frame (the `#id` of the proxy's HOLDING line). */
+export function heldFrameId(hold: { frame: unknown }): string | number {
+  return (hold.frame as { id: string | number }).id;
+}

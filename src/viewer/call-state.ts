@@ -1,0 +1,113 @@
+// How a call is shown, the same in every list: its state (a held call is
+// "held", whatever the record says: a held answer has not reached the
+// client), how long it took as the client saw it, its JSON-RPC id when a
+// hold shows it, and why a hold holds.
+import type { Hold, Instance } from '../report/events.js';
+import { el } from './dom.js';
+import { duration, span } from './format.js';
+import { shownState, type RunModel, type ShownStatus } from './run-model.js';
+
+/** A call's state as the lists show it. */
+export type CallState = ShownStatus | 'held';
+
+/** How one call is shown. */
+export interface CallView {
+  state: CallState;
+  /** The pill's classes (`pill` excluded). */
+  pillClass: string;
+  /** The hold on it, if it is held. */
+  hold: Hold | undefined;
+  /** Milliseconds from its request to the answer the client got; undefined while it waits (or never got one). */
+  took: number | undefined;
+  /** While it waits (open, or held): since when, for a ticking time. */
+  waitingSince: string | undefined;
+  /** The answer reached the client later than it came: held at an after gate this long. */
+  heldAnswer: number | undefined;
+}
+
+/** How `instance` is shown in `run`, held by `hold` or not. */
+export function callView(instance: Instance, run: RunModel | null, hold: Hold | undefined): CallView {
+  const shown = shownState(instance.status, run);
+  if (hold !== undefined) {
+    return { state: 'held', pillClass: 'status-held', hold, took: undefined, waitingSince: instance.startedAt, heldAnswer: undefined };
+  }
+  const pillClass = `status-${instance.status}${shown === 'unfinished' ? ' unfinished' : ''}`;
+  if (instance.endedAt === null) return { state: shown, pillClass, hold, took: undefined, waitingSince: shown === 'open' ? instance.startedAt : undefined, heldAnswer: undefined };
+  const end = instance.deliveredAt ?? instance.endedAt;
+  const heldAnswer = instance.deliveredAt === undefined ? undefined : span(instance.endedAt, instance.deliveredAt);
+  return { state: shown, pillClass, hold, took: span(instance.startedAt, end), waitingSince: undefined, heldAnswer };
+}
+
+/** `waiting 3.20 s`: the ticking time of a call the client still waits for. */
+export function waitingText(ms: number): string {
+  return `waiting ${duration(ms)}`;
+}
+
+/** The duration a list shows for a call. */
+export function tookText(view: CallView): string {
+  if (view.waitingSince !== undefined) return view.state === 'held' ? waitingText(span(view.waitingSince, null)) : `open ${duration(span(view.waitingSince, null))}`;
+  if (view.state === 'unfinished') return 'unfinished';
+  return view.took === undefined ? '' : duration(view.took);
+}
+
+/** The tooltip of a call's duration: what it measures. */
+export function tookTitle(instance: Instance, view: CallView): string | undefined {
+  if (view.took === undefined) return view.state === 'held' ? 'the client is still waiting: the call is held' : undefined;
+  const parts = ['from the request to the answer the client got'];
+  if (view.heldAnswer !== undefined) parts.push(`the answer was held ${duration(view.heldAnswer)} at the gate`);
+  const tries = instance.attempts?.length ?? 0;
+  if (tries > 0) parts.push(`the request was sent ${tries + 1} times (Retry)`);
+  return parts.join('; ');
+}
+
+/** The JSON-RPC id of a held frame (the `#5` of the proxy's HOLDING line), as text, if it has one. */
+export function heldRequestId(hold: Hold | undefined): string | undefined {
+  const frame = hold?.frame;
+  if (frame === null || typeof frame !== 'object') return undefined;
+  const id = (frame as { id?: unknown }).id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? String(id) : undefined;
+}
+
+/** The chip that shows a held call's JSON-RPC id, or null. */
+export function requestIdChip(hold: Hold | undefined): HTMLElement | null {
+  const id = heldRequestId(hold);
+  if (id === undefined) return null;
+  const text = id.length > 40 ? `${id.slice(0, 39)}…` : id;
+  return el('span', { class: 'rpc-id', text: `#${text}`, title: `JSON-RPC id ${id}: the #${id} of the proxy's HOLDING line` });
+}
+
+/** What a hold's reason is called on the page. */
+export function reasonText(hold: Hold): string | undefined {
+  switch (hold.reason) {
+    case 'loop':
+      return 'loop hold';
+    case 'breakpoint':
+      return 'breakpoint';
+    case 'error':
+      return 'pause on error';
+    default:
+      return hold.reason === undefined || hold.reason === '' ? undefined : hold.reason;
+  }
+}
+
+/** `held · before · loop hold`: a short badge text for a hold. */
+export function holdBadge(hold: Hold, prefix = 'held'): string {
+  const reason = reasonText(hold);
+  return [`${prefix} · ${hold.gate}`, reason, hold.givenUp === undefined ? undefined : 'given up'].filter((part) => part !== undefined).join(' · ');
+}
+
+/** `1st`, `2nd`, `3rd`, `4th`… */
+export function ordinal(n: number): string {
+  const tens = n % 100;
+  if (tens >= 11 && tens <= 13) return `${n}th`;
+  switch (n % 10) {
+    case 1:
+      return `${n}st`;
+    case 2:
+      return `${n}nd`;
+    case 3:
+      return `${n}rd`;
+    default:
+      return `${n}th`;
+  }
+}

@@ -1,0 +1,89 @@
+// Finding calls in a big run: the find bar's query, and whether a call (or
+// a log line) matches it. Shared by the timeline, the waterfall and a
+// node's list of calls. The text searched for a call (its method and node,
+// its id, status and error, its input and output as JSON) is built once per
+// call and state, and kept, so typing in a run of 10,000 calls stays quick.
+import type { Hold, Instance, LogLine } from '../report/events.js';
+import { PROTOCOL_NODE_ID, SESSION_NODE_ID, type RunModel } from './run-model.js';
+
+/** Which calls the status chips keep. */
+export type FindStatus = 'all' | 'error' | 'open' | 'held';
+
+/** The find bar's query. */
+export interface FindQuery {
+  /** Words every shown call contains (any case), in its method, node, id, status, error, input or output. */
+  text: string;
+  status: FindStatus;
+}
+
+/** No query: everything shows. */
+export const NO_FIND: FindQuery = { text: '', status: 'all' };
+
+/** Is the query narrowing anything? */
+export function finding(query: FindQuery): boolean {
+  return query.status !== 'all' || query.text.trim() !== '';
+}
+
+/** The characters of a call's input and output that are searched (each). */
+const SEARCHED_VALUE = 4000;
+
+/**
+ * Is this instance a call, as the lists count them? The session
+ * (`mcp:session`) and the protocol card (`mcp:protocol`) are recorded as
+ * instances that stay open as long as the session, but are not calls.
+ */
+export function isCall(instance: Instance): boolean {
+  return instance.nodeId !== SESSION_NODE_ID && instance.nodeId !== PROTOCOL_NODE_ID;
+}
+
+function valueText(value: unknown): string {
+  if (value === undefined) return '';
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+  } catch {
+    text = '';
+  }
+  return text.length > SEARCHED_VALUE ? text.slice(0, SEARCHED_VALUE) : text;
+}
+
+interface Haystack {
+  key: string;
+  text: string;
+}
+
+/** The searched text of each call, by the state it was built for. */
+const haystacks = new WeakMap<Instance, Haystack>();
+
+/** The text a call is searched in, lower case. */
+function haystackOf(instance: Instance, run: RunModel): string {
+  const key = `${instance.status}|${instance.endedAt}|${instance.attempts?.length ?? 0}`;
+  const cached = haystacks.get(instance);
+  if (cached !== undefined && cached.key === key) return cached.text;
+  const label = run.node(instance.nodeId)?.node.label ?? '';
+  const parts = [label, instance.nodeId, instance.instanceId, instance.status, instance.status === 'error' ? 'failed' : '', instance.error?.name ?? '', instance.error?.message ?? '', valueText(instance.input), valueText(instance.output)];
+  const text = parts.join('\n').toLowerCase();
+  haystacks.set(instance, { key, text });
+  return text;
+}
+
+/** The query's words, lower case. */
+export function words(query: FindQuery): string[] {
+  return query.text.toLowerCase().split(/\s+/).filter((word) => word !== '');
+}
+
+/** Does a call match? `held`: the hold on it, if any (a held call matches the `held` chip, and the word "held"). */
+export function callMatches(instance: Instance, run: RunModel, query: FindQuery, needles: readonly string[], held: Hold | undefined): boolean {
+  if (query.status === 'held' ? held === undefined : query.status !== 'all' && instance.status !== query.status) return false;
+  if (needles.length === 0) return true;
+  const text = haystackOf(instance, run);
+  return needles.every((needle) => text.includes(needle) || (held !== undefined && 'held'.includes(needle)));
+}
+
+/** Does a log line match? Only a text query shows log lines (a status chip is about calls). */
+export function logMatches(log: LogLine, query: FindQuery, needles: readonly string[]): boolean {
+  if (query.status !== 'all') return false;
+  if (needles.length === 0) return true;
+  const text = `${log.stream}\n${log.text}`.toLowerCase();
+  return needles.every((needle) => text.includes(needle));
+}

@@ -1,0 +1,249 @@
+// The waterfall: one row per call, in the order they started, each a bar
+// from its request to the answer the client got, on one time axis, coloured
+// by how it ended — so a slow call, a stuck one (a bar that grows to now) and
+// calls that overlap are seen at a glance, as in a browser's network panel.
+// The axis spans the whole run, or (zoomed) just the rows in view. The find
+// bar narrows it. Virtualised like the timeline.
+import type { Hold, Instance } from '../report/events.js';
+import { callView, holdBadge, tookText, tookTitle, waitingText, type CallView } from './call-state.js';
+import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
+import { callMatches, finding, isCall, words, type FindQuery } from './find.js';
+import { clock, cut, duration } from './format.js';
+import type { RunModel } from './run-model.js';
+import type { Store } from './store.js';
+import { heldByInstance, nextErrorIndex } from './timeline.js';
+import { VirtualList } from './virtual-list.js';
+
+/** A time range on the axis, in ms since the epoch. */
+interface Range {
+  from: number;
+  to: number;
+}
+
+/** When the client got (or still waits for) the end of a call: ms since the epoch. */
+function endOf(instance: Instance, view: CallView, now: number): number {
+  if (view.waitingSince !== undefined || instance.endedAt === null) return now;
+  return Date.parse(instance.deliveredAt ?? instance.endedAt);
+}
+
+/** The waterfall pane. */
+export class Waterfall {
+  readonly element: HTMLElement;
+  readonly #list: VirtualList<Instance>;
+  readonly #axis: HTMLElement;
+  readonly #zoom: HTMLButtonElement;
+  #items: Instance[] = [];
+  #held = new Map<string, Hold>();
+  #shown: { run: RunModel | null; length: number; version: number; find: FindQuery; holds: Hold[] } | null = null;
+  /** The whole run's range, and the one drawn (the run's, or the rows in view when zoomed). */
+  #whole: Range = { from: 0, to: 1 };
+  #range: Range = { from: 0, to: 1 };
+  #zoomed = false;
+  #scheduled = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly onPick: (nodeId: string, instanceId: string) => void,
+  ) {
+    this.#list = new VirtualList<Instance>(
+      {
+        key: (instance) => instance.instanceId,
+        version: (instance) => {
+          const hold = this.#held.get(instance.instanceId);
+          const view = callView(instance, this.store.run, hold);
+          return `${view.state}|${instance.endedAt}|${instance.deliveredAt}|${hold?.holdId ?? ''}|${this.#range.from}|${this.#range.to}|${this.store.activeInstance === instance.instanceId}`;
+        },
+        render: (instance) => this.#row(instance),
+      },
+      22,
+      'waterfall-list',
+      true,
+    );
+    setAttr(this.#list.element, 'aria-label', 'waterfall');
+    this.#list.element.addEventListener('scroll', () => this.#onScroll(), { passive: true });
+    this.#axis = el('div', { class: 'wf-axis', attrs: { 'aria-hidden': 'true' } });
+    this.#zoom = button('Zoom to rows in view', () => this.setZoom(!this.#zoomed), 'btn small ghost wf-zoom', 'Stretch the time axis over the calls in view (again: the whole run)');
+    setAttr(this.#zoom, 'aria-pressed', 'false');
+    setAttr(this.#zoom, 'data-action', 'zoom');
+    const legend = el(
+      'span',
+      { class: 'wf-legend muted' },
+      ...(['ok', 'error', 'open', 'held'] as const).map((state) => el('span', { class: 'wf-key' }, el('span', { class: `wf-swatch state-${state}` }), state)),
+    );
+    // The axis sits over the bars: a row laid out like the calls' rows.
+    const axisRow = el('div', { class: 'wf-axis-row' }, el('span', { class: 'wf-name muted', text: 'call' }), this.#axis, el('span', { class: 'wf-dur muted', text: 'took' }));
+    this.element = el('div', { class: 'waterfall' }, el('div', { class: 'wf-head' }, el('div', { class: 'wf-tools' }, legend, this.#zoom), axisRow), this.#list.element);
+  }
+
+  /** The calls shown now. */
+  get items(): readonly Instance[] {
+    return this.#items;
+  }
+
+  /** Stretch the axis over the rows in view, or back over the whole run. */
+  setZoom(on: boolean): void {
+    this.#zoomed = on;
+    setAttr(this.#zoom, 'aria-pressed', String(on));
+    this.#zoom.textContent = on ? 'Whole run' : 'Zoom to rows in view';
+    this.#rescale();
+  }
+
+  render(): void {
+    const { run, find, holds } = this.store;
+    const all = run?.instances ?? [];
+    const previous = this.#shown;
+    const fresh = previous === null || previous.run !== run;
+    this.#held = heldByInstance(this.store);
+    // A run still going: its axis ends now, so everything moves as time passes.
+    const live = run !== null && run.summary.status === 'running';
+    const changed = fresh || previous.length !== all.length || previous.find !== find || previous.holds !== holds || previous.version !== run?.version || live;
+    if (changed) {
+      if (fresh || previous.length !== all.length || previous.find !== find || previous.holds !== holds || (finding(find) && previous.version !== run?.version)) {
+        this.#items = run === null ? [] : this.#narrow(run, all, find);
+        this.#list.setItems(this.#items, fresh || previous.find !== find);
+        if (fresh) this.#list.scrollToBottom();
+      }
+      this.#whole = run === null ? { from: 0, to: 1 } : this.#extent(run, this.#items);
+      this.#rescale();
+    } else {
+      this.#list.refresh();
+    }
+    tickTimes(this.#list.element, 'data-waiting-since', waitingText);
+    tickTimes(this.#list.element, 'data-open-since', (ms) => `open ${duration(ms)}`);
+    this.#shown = { run, length: all.length, version: run?.version ?? -1, find, holds };
+  }
+
+  /** The calls of the run, and how many failed. */
+  counts = { calls: 0, errors: 0 };
+
+  #narrow(run: RunModel, all: readonly Instance[], find: FindQuery): Instance[] {
+    const needles = words(find);
+    const narrowing = finding(find);
+    const out: Instance[] = [];
+    let calls = 0;
+    let errors = 0;
+    for (const instance of all) {
+      if (!isCall(instance)) continue;
+      calls++;
+      if (instance.status === 'error') errors++;
+      if (narrowing && !callMatches(instance, run, find, needles, this.#held.get(instance.instanceId))) continue;
+      out.push(instance);
+    }
+    this.counts = { calls, errors };
+    return out;
+  }
+
+  /** From the run's start (or the first call's) to the last end (now, while anything waits or the run runs). */
+  #extent(run: RunModel, items: readonly Instance[]): Range {
+    const now = Date.now();
+    let from = Date.parse(run.summary.startedAt);
+    let to = run.summary.endedAt === null ? now : Date.parse(run.summary.endedAt);
+    for (const instance of items) {
+      const start = Date.parse(instance.startedAt);
+      if (start < from) from = start;
+      const end = endOf(instance, callView(instance, run, this.#held.get(instance.instanceId)), now);
+      if (end > to) to = end;
+    }
+    return { from, to: Math.max(to, from + 1) };
+  }
+
+  /** The range of the rows in view. */
+  #inView(): Range {
+    const [first, last] = this.#list.visibleRange();
+    const run = this.store.run;
+    if (run === null || last < first) return this.#whole;
+    const now = Date.now();
+    let from = Number.POSITIVE_INFINITY;
+    let to = Number.NEGATIVE_INFINITY;
+    for (let i = first; i <= last; i++) {
+      const instance = this.#items[i] as Instance;
+      from = Math.min(from, Date.parse(instance.startedAt));
+      to = Math.max(to, endOf(instance, callView(instance, run, this.#held.get(instance.instanceId)), now));
+    }
+    if (!Number.isFinite(from)) return this.#whole;
+    return { from, to: Math.max(to, from + 1) };
+  }
+
+  #onScroll(): void {
+    if (!this.#zoomed || this.#scheduled) return;
+    this.#scheduled = true;
+    requestAnimationFrame(() => {
+      this.#scheduled = false;
+      this.#rescale();
+    });
+  }
+
+  /** Draw the axis for the range in force, and the rows again if it moved. */
+  #rescale(): void {
+    const next = this.#zoomed ? this.#inView() : this.#whole;
+    const moved = next.from !== this.#range.from || next.to !== this.#range.to;
+    this.#range = next;
+    this.#drawAxis();
+    if (moved) this.#list.refresh();
+  }
+
+  #drawAxis(): void {
+    const { from, to } = this.#range;
+    const width = to - from;
+    const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
+      const tick = el('span', { class: `wf-tick${f === 1 ? ' last' : ''}`, text: f === 0 ? (this.#zoomed ? clock(new Date(from).toISOString()) : '0') : `+${duration(width * f)}` });
+      tick.style.left = `${f * 100}%`;
+      return tick;
+    });
+    setChildren(this.#axis, ...ticks);
+    setAttr(this.element, 'data-range', `${from}-${to}`);
+  }
+
+  /** The next (or previous) failed call from the one open (or the first in view); undefined if none. */
+  nextError(step: 1 | -1): Instance | undefined {
+    const items = this.#items;
+    const active = this.store.activeInstance;
+    let from = active === null ? -1 : items.findIndex((instance) => instance.instanceId === active);
+    if (from === -1) from = step === 1 ? this.#list.firstVisible() - 1 : this.#list.firstVisible();
+    const index = nextErrorIndex(items, from, step, (instance) => instance.status === 'error');
+    if (index === -1) return undefined;
+    this.#list.scrollToIndex(index);
+    return items[index];
+  }
+
+  /** Scroll to the row of a call; false if the waterfall does not show it. */
+  scrollToCall(instanceId: string): boolean {
+    const index = this.#items.findIndex((instance) => instance.instanceId === instanceId);
+    if (index === -1) return false;
+    if (!this.#list.inView(index)) this.#list.scrollToIndex(index);
+    return true;
+  }
+
+  #row(instance: Instance): HTMLElement {
+    const run = this.store.run;
+    const label = run?.node(instance.nodeId)?.node.label ?? instance.nodeId;
+    const hold = this.#held.get(instance.instanceId);
+    const view = callView(instance, run, hold);
+    const { from, to } = this.#range;
+    const width = to - from;
+    const start = Date.parse(instance.startedAt);
+    const end = endOf(instance, view, Date.now());
+    const bar = el('span', { class: `wf-bar state-${view.state}${view.waitingSince !== undefined ? ' waiting' : ''}` });
+    const left = Math.max(0, Math.min(1, (start - from) / width));
+    const right = Math.max(left, Math.min(1, (end - from) / width));
+    bar.style.left = `${(left * 100).toFixed(3)}%`;
+    bar.style.width = `${((right - left) * 100).toFixed(3)}%`;
+    const took = el('span', { class: 'wf-dur', text: tookText(view), title: tookTitle(instance, view) });
+    if (view.waitingSince !== undefined) setAttr(took, view.state === 'held' ? 'data-waiting-since' : 'data-open-since', view.waitingSince);
+    const name = `${label} ${instance.instanceId}`;
+    const tip = [`${label} · ${instance.instanceId}`, hold === undefined ? view.state : holdBadge(hold), `started ${clock(instance.startedAt)}`, view.took === undefined ? undefined : `took ${duration(view.took)}`]
+      .filter((part) => part !== undefined)
+      .join(' · ');
+    const row = el(
+      'div',
+      { class: `wf-row state-${view.state}${this.store.activeInstance === instance.instanceId ? ' active' : ''}`, title: tip },
+      el('span', { class: 'wf-name', title: name }, el('span', { class: 'wf-label', text: cut(label, 60) }), ' ', el('span', { class: 'muted', text: instance.instanceId })),
+      el('span', { class: 'wf-track' }, bar),
+      took,
+    );
+    setAttr(row, 'data-instance-id', instance.instanceId);
+    setAttr(row, 'data-state', view.state);
+    clickable(row, () => this.onPick(instance.nodeId, instance.instanceId));
+    return row;
+  }
+}
