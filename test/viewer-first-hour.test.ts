@@ -19,7 +19,7 @@ import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { CLI } from './helpers/cli.js';
 import { connectV1, getRun, listHolds, proxyEnv, runIds, setBreakpoints, sleep, waitForAsync, waitForHold, type ServeProcess } from './helpers/gates.js';
 import { api, startServe } from './helpers/serve.js';
-import { heldFrameId, pending } from './helpers/viewer.js';
+import { heldFrameId, pending, shot } from './helpers/viewer.js';
 
 const STEP_MS = 10_000;
 
@@ -84,6 +84,7 @@ t.test('the page says why a call holds, and what happened to it', async (t) => {
   await card.waitFor({ timeout: STEP_MS });
   t.equal(await card.getAttribute('data-reason'), 'loop', 'the hold panel has its reason');
   t.equal(await card.locator('.reason').textContent(), 'loop hold', 'and says it is the loop hold');
+  await shot(page, 'first-hour-loop');
   const why = (await card.locator('.hold-why').textContent()) ?? '';
   t.match(why, /third identical call to poll in a row/, 'the third identical call, naming the tool');
   t.match(why, /GRAPHMIND_LOOP_ALLOW=poll/, 'and how to allow it');
@@ -146,6 +147,7 @@ t.test('the page says why a call holds, and what happened to it', async (t) => {
   t.match(await line.locator('.tl-dur').textContent(), /^waiting /, 'waiting, not a duration');
   t.match((await row.locator('.held-note').textContent()) ?? '', /the client has not received it/, 'the open call says the answer is held');
   t.notOk(delivered, 'and indeed the client has nothing yet');
+  await shot(page, 'first-hour-held-answer');
   const h1Card = page.locator(`.holds .hold[data-hold-id="${h1.holdId}"]`);
   await h1Card.locator('button[data-action="retry"]').click();
   const h2 = await newHold(serve, { nodeId: 'tool:echo', gate: 'after' }, seen);
@@ -167,6 +169,7 @@ t.test('the page says why a call holds, and what happened to it', async (t) => {
   t.match((await attempts.nth(1).textContent()) ?? '', /^2nd answer ok at [\d:.]+ .*reached the client at [\d:.]+; the client waited \d+\.\d+ s in all/, 'the second, when the client got it, and its whole wait');
   const api1 = (await getRun(serve, runId as string)).instances.find((i) => i.instanceId === h1.instanceId) as Instance;
   t.equal(api1.attempts?.length, 1, 'the API has the dropped answer too');
+  await shot(page, 'first-hour-retried');
   t.ok(api1.deliveredAt !== undefined && api1.deliveredAt > (api1.endedAt as string), 'and when the answer reached the client');
 
   // 5. The client gives up on a held answer (notifications/cancelled): marked, and continuing is still allowed.
@@ -184,6 +187,7 @@ t.test('the page says why a call holds, and what happened to it', async (t) => {
   await page.locator(`.holds .hold[data-hold-id="${h3.holdId}"][data-given-up="true"]`).waitFor({ timeout: STEP_MS });
   t.match((await h3Card.locator('.given-up-text').textContent()) ?? '', /the client cancelled the request \(notifications\/cancelled: the user pressed Esc\)/, 'the card says who gave up, and why');
   t.equal(await h3Card.locator('.given-up-badge').textContent(), 'given up', 'with a badge');
+  await shot(page, 'first-hour-given-up');
   t.match(await text(page, '.node[data-node-id="tool:echo"] .held-badge'), /given up/, 'the card in the graph too');
   t.match(await text(page, `.detail .inst[data-instance-id="${h3.instanceId}"] .given-up-text`), /^Given up: the client cancelled the request/, 'and the held call');
   t.equal((await listHolds(serve)).find((h) => h.holdId === h3.holdId)?.givenUp, 'the client cancelled the request (notifications/cancelled: the user pressed Esc)', 'GET /api/holds has it');

@@ -81,8 +81,11 @@ export class NodeDetail {
       this.#items = narrowing ? this.#narrow(run, entry.instances, find) : entry.instances;
       this.#list.setItems(this.#items, !same || previous.find !== find);
       if (!same) {
+        // A node just chosen: its held call, or the call it opened (its last), from the top of its row.
         const held = this.store.holdOn(selectedNodeId as string);
+        const last = this.#items[this.#items.length - 1];
         if (held !== undefined) this.reveal(held.instanceId);
+        else if (last !== undefined && this.store.expanded.has(last.instanceId)) this.reveal(last.instanceId);
         else this.#list.scrollToBottom();
       }
     } else {

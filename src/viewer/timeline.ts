@@ -134,7 +134,7 @@ export class Timeline {
   scrollToCall(instanceId: string): boolean {
     const index = this.#items.findIndex((item) => item.kind === 'instance' && item.instance.instanceId === instanceId);
     if (index === -1) return false;
-    if (!this.#list.inView(index)) this.#list.scrollToIndex(index);
+    if (!this.#list.inView(index)) this.#list.scrollToIndex(index, 48);
     return true;
   }
 
@@ -146,7 +146,7 @@ export class Timeline {
     if (from === -1) from = step === 1 ? this.#list.firstVisible() - 1 : this.#list.firstVisible();
     const index = nextErrorIndex(items, from, step, (item) => item.kind === 'instance' && isCall(item.instance) && item.instance.status === 'error');
     if (index === -1) return undefined;
-    this.#list.scrollToIndex(index);
+    this.#list.scrollToIndex(index, 48);
     return (items[index] as Extract<TimelineItem, { kind: 'instance' }>).instance;
   }
 

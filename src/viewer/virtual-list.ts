@@ -84,11 +84,20 @@ export class VirtualList<T> {
     this.draw();
   }
 
-  /** Scroll so the item at `index` is in view. */
-  scrollToIndex(index: number): void {
-    const top = this.#offsets[Math.max(0, Math.min(index, this.#items.length))] ?? 0;
-    this.element.scrollTop = Math.max(0, top - 40);
-    this.draw();
+  /**
+   * Scroll so the item at `index` is at the top of the view (`margin`
+   * pixels below it, to show what came before). Its row and those around
+   * it are measured as they are drawn, which moves it: it is placed again
+   * until it stays.
+   */
+  scrollToIndex(index: number, margin = 0): void {
+    const at = Math.max(0, Math.min(index, this.#items.length));
+    for (let pass = 0; pass < 4; pass++) {
+      const want = Math.max(0, (this.#offsets[at] ?? 0) - margin);
+      if (pass > 0 && Math.abs(this.element.scrollTop - want) < 1) break;
+      this.element.scrollTop = want;
+      this.draw();
+    }
   }
 
   /** The index of the first item whose row is in view (0 when there is none). */

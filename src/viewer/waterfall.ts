@@ -32,7 +32,11 @@ export class Waterfall {
   readonly #list: VirtualList<Instance>;
   readonly #axis: HTMLElement;
   readonly #zoom: HTMLButtonElement;
+  /** The axis's start, as a clock time. */
+  readonly #from: HTMLElement;
   #items: Instance[] = [];
+  /** The calls shown, by instance id. */
+  #byId = new Map<string, Instance>();
   #held = new Map<string, Hold>();
   #shown: { run: RunModel | null; length: number; version: number; find: FindQuery; holds: Hold[] } | null = null;
   /** The whole run's range, and the one drawn (the run's, or the rows in view when zoomed). */
@@ -51,7 +55,8 @@ export class Waterfall {
         version: (instance) => {
           const hold = this.#held.get(instance.instanceId);
           const view = callView(instance, this.store.run, hold);
-          return `${view.state}|${instance.endedAt}|${instance.deliveredAt}|${hold?.holdId ?? ''}|${this.#range.from}|${this.#range.to}|${this.store.activeInstance === instance.instanceId}`;
+          // Not the axis: when it moves, the bars drawn are moved in place (see #reposition).
+          return `${view.state}|${instance.endedAt}|${instance.deliveredAt}|${hold?.holdId ?? ''}|${this.store.activeInstance === instance.instanceId}`;
         },
         render: (instance) => this.#row(instance),
       },
@@ -72,7 +77,8 @@ export class Waterfall {
     );
     // The axis sits over the bars: a row laid out like the calls' rows.
     const axisRow = el('div', { class: 'wf-axis-row' }, el('span', { class: 'wf-name muted', text: 'call' }), this.#axis, el('span', { class: 'wf-dur muted', text: 'took' }));
-    this.element = el('div', { class: 'waterfall' }, el('div', { class: 'wf-head' }, el('div', { class: 'wf-tools' }, legend, this.#zoom), axisRow), this.#list.element);
+    this.#from = el('span', { class: 'wf-from muted' });
+    this.element = el('div', { class: 'waterfall' }, el('div', { class: 'wf-head' }, el('div', { class: 'wf-tools' }, legend, this.#from, this.#zoom), axisRow), this.#list.element);
   }
 
   /** The calls shown now. */
@@ -97,16 +103,18 @@ export class Waterfall {
     // A run still going: its axis ends now, so everything moves as time passes.
     const live = run !== null && run.summary.status === 'running';
     const changed = fresh || previous.length !== all.length || previous.find !== find || previous.holds !== holds || previous.version !== run?.version || live;
+    const rebuild = fresh || previous.length !== all.length || previous.find !== find || previous.holds !== holds || (finding(find) && previous.version !== run?.version);
+    if (rebuild) {
+      this.#items = run === null ? [] : this.#narrow(run, all, find);
+      this.#list.setItems(this.#items, fresh || previous.find !== find);
+      if (fresh) this.#list.scrollToBottom();
+    } else {
+      // Rows whose call changed (it ended, it was held) are drawn again.
+      this.#list.refresh();
+    }
     if (changed) {
-      if (fresh || previous.length !== all.length || previous.find !== find || previous.holds !== holds || (finding(find) && previous.version !== run?.version)) {
-        this.#items = run === null ? [] : this.#narrow(run, all, find);
-        this.#list.setItems(this.#items, fresh || previous.find !== find);
-        if (fresh) this.#list.scrollToBottom();
-      }
       this.#whole = run === null ? { from: 0, to: 1 } : this.#extent(run, this.#items);
       this.#rescale();
-    } else {
-      this.#list.refresh();
     }
     tickTimes(this.#list.element, 'data-waiting-since', waitingText);
     tickTimes(this.#list.element, 'data-open-since', (ms) => `open ${duration(ms)}`);
@@ -130,6 +138,7 @@ export class Waterfall {
       out.push(instance);
     }
     this.counts = { calls, errors };
+    this.#byId = new Map(out.map((instance) => [instance.instanceId, instance]));
     return out;
   }
 
@@ -179,18 +188,41 @@ export class Waterfall {
     const moved = next.from !== this.#range.from || next.to !== this.#range.to;
     this.#range = next;
     this.#drawAxis();
-    if (moved) this.#list.refresh();
+    if (moved) this.#reposition();
+  }
+
+  /** Put the bars drawn now where the axis in force puts them (no row is drawn again). */
+  #reposition(): void {
+    const now = Date.now();
+    for (const bar of this.#list.element.querySelectorAll<HTMLElement>('.wf-bar')) {
+      const id = bar.closest('.wf-row')?.getAttribute('data-instance-id');
+      const instance = id === null || id === undefined ? undefined : this.#byId.get(id);
+      if (instance !== undefined) this.#place(bar, instance, now);
+    }
+  }
+
+  /** Set a bar's left edge and width from its call's start and end on the axis in force. */
+  #place(bar: HTMLElement, instance: Instance, now: number): void {
+    const { from, to } = this.#range;
+    const width = to - from;
+    const view = callView(instance, this.store.run, this.#held.get(instance.instanceId));
+    const left = Math.max(0, Math.min(1, (Date.parse(instance.startedAt) - from) / width));
+    const right = Math.max(left, Math.min(1, (endOf(instance, view, now) - from) / width));
+    bar.style.left = `${(left * 100).toFixed(3)}%`;
+    bar.style.width = `${((right - left) * 100).toFixed(3)}%`;
   }
 
   #drawAxis(): void {
     const { from, to } = this.#range;
     const width = to - from;
-    const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
-      const tick = el('span', { class: `wf-tick${f === 1 ? ' last' : ''}`, text: f === 0 ? (this.#zoomed ? clock(new Date(from).toISOString()) : '0') : `+${duration(width * f)}` });
+    // Three labels fit a narrow column: the start (its clock time is in the tooltip and beside the zoom), the middle, the end.
+    const ticks = [0, 0.5, 1].map((f) => {
+      const tick = el('span', { class: `wf-tick${f === 1 ? ' last' : ''}`, text: f === 0 ? '0' : `+${duration(width * f)}` });
       tick.style.left = `${f * 100}%`;
       return tick;
     });
     setChildren(this.#axis, ...ticks);
+    this.#from.textContent = `from ${clock(new Date(from).toISOString())}`;
     setAttr(this.element, 'data-range', `${from}-${to}`);
   }
 
@@ -202,7 +234,7 @@ export class Waterfall {
     if (from === -1) from = step === 1 ? this.#list.firstVisible() - 1 : this.#list.firstVisible();
     const index = nextErrorIndex(items, from, step, (instance) => instance.status === 'error');
     if (index === -1) return undefined;
-    this.#list.scrollToIndex(index);
+    this.#list.scrollToIndex(index, 44);
     return items[index];
   }
 
@@ -210,7 +242,7 @@ export class Waterfall {
   scrollToCall(instanceId: string): boolean {
     const index = this.#items.findIndex((instance) => instance.instanceId === instanceId);
     if (index === -1) return false;
-    if (!this.#list.inView(index)) this.#list.scrollToIndex(index);
+    if (!this.#list.inView(index)) this.#list.scrollToIndex(index, 44);
     return true;
   }
 
@@ -219,15 +251,8 @@ export class Waterfall {
     const label = run?.node(instance.nodeId)?.node.label ?? instance.nodeId;
     const hold = this.#held.get(instance.instanceId);
     const view = callView(instance, run, hold);
-    const { from, to } = this.#range;
-    const width = to - from;
-    const start = Date.parse(instance.startedAt);
-    const end = endOf(instance, view, Date.now());
     const bar = el('span', { class: `wf-bar state-${view.state}${view.waitingSince !== undefined ? ' waiting' : ''}` });
-    const left = Math.max(0, Math.min(1, (start - from) / width));
-    const right = Math.max(left, Math.min(1, (end - from) / width));
-    bar.style.left = `${(left * 100).toFixed(3)}%`;
-    bar.style.width = `${((right - left) * 100).toFixed(3)}%`;
+    this.#place(bar, instance, Date.now());
     const took = el('span', { class: 'wf-dur', text: tookText(view), title: tookTitle(instance, view) });
     if (view.waitingSince !== undefined) setAttr(took, view.state === 'held' ? 'data-waiting-since' : 'data-open-since', view.waitingSince);
     const name = `${label} ${instance.instanceId}`;

@@ -170,3 +170,38 @@ export function pending<T>(promise: Promise<T>): Promise<T> {
 export function heldFrameId(hold: { frame: unknown }): string | number {
   return (hold.frame as { id: string | number }).id;
 }
+
+/**
+ * Scroll an element `step` pixels (back up when negative) once per
+ * animation frame for `frames` frames, and return the time each frame took
+ * (from one frame to the next), in milliseconds: what a user scrolling
+ * would see as smooth or not.
+ */
+export function frameTimes(page: Page, selector: string, step: number, frames: number): Promise<number[]> {
+  return page.evaluate(`(async () => {
+    const element = document.querySelector(${JSON.stringify(selector)});
+    if (element === null) return [];
+    const times = [];
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    let last = performance.now();
+    for (let i = 0; i < ${frames}; i++) {
+      element.scrollTop += ${step};
+      // Wrap round at either end, so every frame scrolls.
+      if (element.scrollTop <= 0 || element.scrollTop + element.clientHeight >= element.scrollHeight - 1) element.scrollTop = ${step} > 0 ? 0 : element.scrollHeight;
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      const now = performance.now();
+      times.push(now - last);
+      last = now;
+    }
+    return times;
+  })()`) as Promise<number[]>;
+}
+
+/**
+ * Save a screenshot of the page as `<GRAPHMIND_TEST_SHOTS>/<name>.png` when
+ * that variable names a folder (to look at what a test saw); nothing otherwise.
+ */
+export async function shot(page: Page, name: string): Promise<void> {
+  const dir = process.env.GRAPHMIND_TEST_SHOTS;
+  if (dir !== undefined && dir !== '') await page.screenshot({ path: join(dir, `${name}.png`) });
+}
