@@ -1,5 +1,5 @@
 import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { join, relative as relativePath, resolve } from 'node:path';
+import { basename, dirname, join, relative as relativePath, resolve } from 'node:path';
 
 /** How long changes settle before a restart: an editor's save is often several writes. */
 export const WATCH_DEBOUNCE_MS = 200;
@@ -26,14 +26,15 @@ export interface FileWatch {
 
 /**
  * True if a changed file (its path relative to the watched folder) lies in
- * a folder that is not watched (see {@link NOT_WATCHED}), or is an editor's
- * temporary file.
+ * a folder that is not watched (see {@link NOT_WATCHED}), is an editor's
+ * temporary file, or a log file (a server that logs into a watched folder
+ * would otherwise restart itself with every line it writes).
  */
 export function ignoredChange(relative: string): boolean {
   const parts = relative.split(/[\\/]/);
   if (parts.slice(0, -1).some((part) => NOT_WATCHED.includes(part))) return true;
   const name = parts[parts.length - 1] ?? '';
-  return name.endsWith('~') || name.startsWith('.#') || /\.sw[a-p]$/.test(name) || name === '4913';
+  return name.endsWith('~') || name.startsWith('.#') || /\.sw[a-p]$/.test(name) || name === '4913' || name.endsWith('.log');
 }
 
 /**
@@ -41,46 +42,89 @@ export function ignoredChange(relative: string): boolean {
  * once changes have settled for `debounceMs`. A folder is watched with
  * every folder under it, except those in {@link NOT_WATCHED} (unless one is
  * named itself), folder by folder, so that a large `node_modules` costs
- * nothing; a folder created later is watched from then on. A path that does
- * not exist or cannot be watched is reported through `onProblem` and
- * skipped; the rest are watched.
+ * nothing; a folder created later is watched from then on. A file is
+ * watched through its folder, by name: an editor that saves by writing a
+ * new file and renaming it over the old one (a new inode each time) is
+ * still seen on every save. A path that does not exist or cannot be
+ * watched is reported through `onProblem` and skipped; the rest are watched.
  */
 export function watchFiles(paths: readonly string[], onChange: (file: string) => void, onProblem: (text: string) => void, options: WatchOptions = {}): FileWatch {
   const debounce = options.debounceMs ?? WATCH_DEBOUNCE_MS;
   const cwd = options.cwd ?? process.cwd();
-  const watchers = new Map<string, FSWatcher>();
+  /** One watcher per folder, with everyone listening to it (a folder of the tree, the folder of a named file, or both). */
+  const watchers = new Map<string, { watcher: FSWatcher; listeners: Array<(name: string) => void>; ino: number }>();
   let timer: NodeJS.Timeout | undefined;
   let last = '';
   let warnedFull = false;
+  let closed = false;
   const changed = (file: string): void => {
+    if (closed) return;
     last = file;
     clearTimeout(timer);
     timer = setTimeout(() => onChange(last), debounce);
     timer.unref();
   };
-  const watchOne = (target: string, onEvent: (name: string) => void): boolean => {
-    if (watchers.has(target)) return true;
+  /** Folders watched as part of a tree (one listener each, however often they are met). */
+  const inTree = new Set<string>();
+  /** Start (or restart) the watcher of a folder, for the listeners it has. */
+  const open = (folder: string, listeners: Array<(name: string) => void>): boolean => {
+    let ino: number;
+    try {
+      ino = statSync(folder).ino;
+    } catch {
+      return false;
+    }
+    try {
+      const watcher = watch(folder, { persistent: false }, (_event, name) => {
+        const file = typeof name === 'string' ? name : '';
+        for (const listener of [...listeners]) listener(file);
+      });
+      watcher.on('error', () => {
+        // The folder went away (deleted, renamed): its parent tells of what replaced it.
+        watcher.close();
+      });
+      watchers.set(folder, { watcher, listeners, ino });
+      return true;
+    } catch (error) {
+      onProblem(`cannot watch ${folder}: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+  };
+  const listen = (folder: string, onEvent: (name: string) => void): boolean => {
+    const known = watchers.get(folder);
+    if (known !== undefined) {
+      known.listeners.push(onEvent);
+      return true;
+    }
     if (watchers.size >= MAX_WATCHED_FOLDERS) {
       if (!warnedFull) onProblem(`watching the first ${MAX_WATCHED_FOLDERS} folders only: name smaller ones with --watch`);
       warnedFull = true;
       return false;
     }
+    return open(folder, [onEvent]);
+  };
+  /** A folder of the tree was made again (deleted and made, or another moved in its place): watch the new one. */
+  const renewed = (folder: string): boolean => {
+    const known = watchers.get(folder);
+    if (known === undefined) return false;
+    let ino: number;
     try {
-      const watcher = watch(target, { persistent: false }, (_event, name) => onEvent(typeof name === 'string' ? name : ''));
-      watcher.on('error', () => {
-        // The folder went away (deleted, renamed): its parent tells of what replaced it.
-        watcher.close();
-        watchers.delete(target);
-      });
-      watchers.set(target, watcher);
-      return true;
-    } catch (error) {
-      onProblem(`cannot watch ${target}: ${error instanceof Error ? error.message : String(error)}`);
+      ino = statSync(folder).ino;
+    } catch {
       return false;
     }
+    if (ino === known.ino) return false;
+    known.watcher.close();
+    watchers.delete(folder);
+    return open(folder, known.listeners);
   };
   const watchTree = (root: string, folder: string): void => {
-    const ok = watchOne(folder, (name) => {
+    if (inTree.has(folder)) {
+      // Met again: a folder made after the start, or made again.
+      if (renewed(folder)) watchBelow(root, folder);
+      return;
+    }
+    const ok = listen(folder, (name) => {
       if (name === '') return changed(folder);
       const full = join(folder, name);
       if (ignoredChange(relativePath(root, full))) return;
@@ -93,6 +137,10 @@ export function watchFiles(paths: readonly string[], onChange: (file: string) =>
       changed(full);
     });
     if (!ok) return;
+    inTree.add(folder);
+    watchBelow(root, folder);
+  };
+  const watchBelow = (root: string, folder: string): void => {
     let entries: string[];
     try {
       entries = readdirSync(folder, { withFileTypes: true })
@@ -112,13 +160,21 @@ export function watchFiles(paths: readonly string[], onChange: (file: string) =>
       onProblem(`cannot watch ${path}: it does not exist`);
       continue;
     }
-    if (isDirectory) watchTree(full, full);
-    else watchOne(full, () => changed(full));
+    if (isDirectory) {
+      watchTree(full, full);
+      continue;
+    }
+    // Through its folder: the name is what is watched, whatever inode it has after a save.
+    const name = basename(full);
+    listen(dirname(full), (changedName) => {
+      if (changedName === name) changed(full);
+    });
   }
   return {
     close(): void {
+      closed = true;
       clearTimeout(timer);
-      for (const watcher of watchers.values()) watcher.close();
+      for (const { watcher } of watchers.values()) watcher.close();
       watchers.clear();
     },
   };

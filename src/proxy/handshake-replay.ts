@@ -103,6 +103,8 @@ class LineTap {
  */
 export async function replayHandshake(peer: ReplayPeer, memory: SessionMemory, generation: number, answerMs = REPLAY_ANSWER_MS): Promise<ReplayResult> {
   const started = Date.now();
+  // A server that dies before it reads: the write fails (EPIPE), which its exit already reports.
+  peer.stdin.on('error', () => {});
   const tap = new LineTap(peer.stdout);
   let count = 0;
   const ask = async (line: Buffer | undefined, what: string): Promise<Record<string, unknown> | undefined> => {
@@ -129,12 +131,16 @@ export async function replayHandshake(peer: ReplayPeer, memory: SessionMemory, g
     if (memory.initialized !== undefined) peer.stdin.write(memory.initialized);
     await ask(memory.logLevel, 'logging/setLevel');
     for (const subscribe of memory.subscriptions.values()) await ask(subscribe, 'resources/subscribe');
-    const capabilities = init !== undefined && record(init.result) && record(init.result.capabilities) ? init.result.capabilities : memory.capabilities;
+    // The 2026-07-28 era has no initialize: what the new server can do is asked the way the host asked it.
+    const described = init ?? (memory.discover === undefined ? undefined : await ask(memory.discover, 'server/discover'));
+    const capabilities = described !== undefined && record(described.result) && record(described.result.capabilities) ? described.result.capabilities : memory.capabilities;
+    if (described !== undefined && record(capabilities)) memory.capabilities = capabilities;
     const changed: Array<{ kind: ListKind; announced: boolean }> = [];
     for (const kind of LISTS) {
       const known = memory.lists.get(kind);
       if (known === undefined) continue;
-      const request = Buffer.from(`{"jsonrpc":"2.0","id":0,"method":"${kind}/list"}\n`);
+      // The host's own request (an id of ours): a bare one would not say which protocol version it speaks.
+      const request = memory.listRequests.get(kind) ?? Buffer.from(`{"jsonrpc":"2.0","id":0,"method":"${kind}/list"}\n`);
       const answer = await ask(request, `${kind}/list`);
       const names = listNames(kind, answer?.result) ?? [];
       if (names.join('\u0000') === known.join('\u0000')) continue;

@@ -14,6 +14,13 @@ export interface RestartGateOptions {
    * server is down nobody else can.
    */
   answer: (request: Frame, code: number, message: string) => void;
+  /**
+   * Write a request of the host to the server again (the debugger's retry
+   * of a held answer, decided while no server could take it): called for
+   * each such request once a server is up.
+   * @default undefined (they are answered with {@link NOT_RUNNING_CODE} instead)
+   */
+  resend?: (request: Frame) => void;
 }
 
 /** The JSON-RPC error a request of the host gets while the server is down (it failed to start, or exited). */
@@ -33,6 +40,12 @@ export const NOT_RUNNING_CODE = -32097;
  *
  * Answers of the host to requests an earlier server made (`stale`) are
  * dropped in every state: the server that asked is gone.
+ *
+ * A frame the debugger's gate holds is decided whenever its user decides,
+ * restart or not: what a decision lets go towards the server waits for a
+ * restart under way to end, and is refused while the server is down; a
+ * held answer retried (its request sent again) while no server can take
+ * the request has it sent again once one is up.
  */
 export class RestartGate implements FrameGate {
   readonly #inner: FrameGate | undefined;
@@ -45,10 +58,14 @@ export class RestartGate implements FrameGate {
   readonly stale = new Set<unknown>();
   /** The host's requests the current server was given. */
   #sent = new WeakSet<Frame>();
+  readonly #resend: ((request: Frame) => void) | undefined;
+  /** Requests re-sent by a retry while no server could take them: sent again by {@link RestartGate.up}. */
+  #resends: Frame[] = [];
 
   constructor(options: RestartGateOptions) {
     this.#inner = options.inner;
     this.#answer = options.answer;
+    this.#resend = options.resend;
   }
 
   /** Where the server stands now. */
@@ -63,11 +80,21 @@ export class RestartGate implements FrameGate {
     this.#released = new Promise((resolve) => (this.#release = resolve));
   }
 
-  /** The server is up (again): waiting frames go on. */
+  /** The server is up (again): waiting frames go on, and requests retried meanwhile are sent to it. */
   up(): void {
     this.#standing = 'up';
     this.#downReason = '';
     this.#release?.();
+    const resends = this.#resends;
+    this.#resends = [];
+    for (const request of resends) {
+      if (this.#resend === undefined) {
+        this.#refuse(request);
+        continue;
+      }
+      this.#resend(request);
+      this.#sent.add(request);
+    }
   }
 
   /** No server: waiting frames, and those to come, get the error (see {@link NOT_RUNNING_CODE}). */
@@ -75,26 +102,65 @@ export class RestartGate implements FrameGate {
     this.#standing = 'down';
     this.#downReason = reason;
     this.#release?.();
+    const resends = this.#resends;
+    this.#resends = [];
+    for (const request of resends) this.#refuse(request);
   }
 
   check(frame: Frame): Promise<readonly Frame[]> | undefined {
-    if (frame.direction !== 'client-to-server') return this.#inner?.check(frame);
+    if (frame.direction !== 'client-to-server') return this.#fromServer(frame);
     if (this.stale.size > 0 && (frame.type === 'response' || frame.type === 'error') && frame.request === undefined && this.stale.delete(idKey(frame))) {
       return Promise.resolve([]);
     }
-    if (this.#standing === 'restarting') return this.#released.then(() => this.check(frame) ?? [frame]);
+    if (this.#standing === 'restarting') return this.#settled().then(() => this.check(frame) ?? [frame]);
     if (this.#standing === 'down') return Promise.resolve(this.#refuse(frame));
     const held = this.#inner?.check(frame);
-    if (frame.type !== 'request') return held;
-    // What reaches the server now is in flight there until answered (see inFlight).
+    // What reaches the server now is in flight there until answered (see takeInFlight).
     if (held === undefined) {
-      this.#sent.add(frame);
+      if (frame.type === 'request') this.#sent.add(frame);
       return undefined;
     }
+    return held.then((frames) => this.#decided(frame, frames));
+  }
+
+  /** Resolves once no restart is under way (one asked for during another included). */
+  async #settled(): Promise<void> {
+    while (this.#standing === 'restarting') await this.#released;
+  }
+
+  /**
+   * The debugger decided about a frame of the host it held: what goes on
+   * to the server waits for a restart under way, and is refused while no
+   * server runs.
+   */
+  async #decided(frame: Frame, frames: readonly Frame[]): Promise<readonly Frame[]> {
+    if (frames.length === 0) return frames;
+    await this.#settled();
+    if (this.#standing === 'down') {
+      for (const made of frames) this.#refuse(made);
+      return [];
+    }
+    if (frame.type === 'request' && frames.includes(frame)) this.#sent.add(frame);
+    return frames;
+  }
+
+  /** The server's frames: the debugger's gate decides; a held answer retried sends its request again, to the server there is by then. */
+  #fromServer(frame: Frame): Promise<readonly Frame[]> | undefined {
+    const held = this.#inner?.check(frame);
+    const request = frame.request;
+    if (held === undefined || (frame.type !== 'response' && frame.type !== 'error') || request === undefined || request.direction !== 'client-to-server') return held;
     return held.then((frames) => {
-      if (frames.includes(frame) && this.#standing === 'up') this.#sent.add(frame);
+      // A held answer dropped is a retry: its request was written again (see RelayGate), to whatever the server side was then.
+      if (frames.length === 0) this.#retried(request);
       return frames;
     });
+  }
+
+  #retried(request: Frame): void {
+    if (this.#standing === 'up') this.#sent.add(request);
+    // Written to no server: sent again once one is up, or refused.
+    else if (this.#standing === 'restarting') this.#resends.push(request);
+    else this.#refuse(request);
   }
 
   /**
@@ -110,7 +176,8 @@ export class RestartGate implements FrameGate {
   }
 
   mayHold(direction: Direction): boolean {
-    if (direction === 'client-to-server' && this.#standing !== 'up') return true;
+    // An answer to an earlier server's request is dropped: it must be seen before it is written.
+    if (direction === 'client-to-server' && (this.#standing !== 'up' || this.stale.size > 0)) return true;
     return this.#inner === undefined ? false : this.#inner.mayHold?.(direction) !== false;
   }
 

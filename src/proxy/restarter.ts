@@ -22,22 +22,28 @@ export interface RestarterOptions {
   spawn(): Promise<ChildProcess | Error>;
   /** The server process running now (undefined when none is). */
   current(): ChildProcess | undefined;
+  /** True once the session is ending: a restart under way then starts no new server. @default never */
+  cancelled?(): boolean;
   /** Take `child` as the server from now on: its stderr, its exit, its signals. */
   adopt(child: ChildProcess): void;
   /** Stop a server process and its children (SIGTERM, a grace period, SIGKILL); resolves once it has exited. */
   stop(child: ChildProcess): Promise<void>;
   /** Settles when `child` exits, with how ("exited with code 1", "was killed by SIGKILL"). */
   exited(child: ChildProcess): Promise<string>;
+  /** The line of what `child` wrote on stderr that names its error, if one does (`SyntaxError: …`). @default none */
+  lastWords?(child: ChildProcess): string | undefined;
   /** Answer a request of the host here, with a JSON-RPC error, and record it (error name `name`). */
   answer(request: Frame, code: number, message: string, name: string): void;
+  /** What the relay reads of a server that is up. @default its stdout */
+  output?(child: ChildProcess): Readable;
   /** Tell whoever watches: the restart's record (a line on stderr, the graph). */
   report(record: RestartRecord): void;
   /** What to do about a server that did not come back, for the error requests get meanwhile (e.g. "fix it and save to restart it"). */
   retryHint: string;
 }
 
-/** A stream pair that goes nowhere and never ends: the relay's server side between two servers. */
-function nowhere(): { readable: Readable; writable: Writable & NodeJS.WritableStream } {
+/** A stream pair that goes nowhere and never ends: the relay's server side between two servers, or while none runs. */
+export function idleServer(): { readable: Readable; writable: Writable & NodeJS.WritableStream } {
   const readable = new PassThrough();
   const writable = new PassThrough();
   writable.resume();
@@ -125,9 +131,13 @@ export class Restarter {
       gate.stale.add(key);
     }
     // The old server's output is let go before it ends (its end is not the session's).
-    relay.replaceServer(nowhere());
+    relay.replaceServer(idleServer());
     const old = o.current();
     if (old !== undefined) await o.stop(old);
+    if (o.cancelled?.() === true) {
+      gate.down('the session is ending');
+      return;
+    }
     const child = await o.spawn();
     if (child instanceof Error) {
       const error = `it could not be started: ${child.message}`;
@@ -144,13 +154,14 @@ export class Restarter {
     );
     this.#starting = undefined;
     if (!replay.ok) {
-      const error = `the new server ${replay.reason}`;
       await o.stop(child);
+      const said = o.lastWords?.(child);
+      const error = `the new server ${replay.reason}${said === undefined ? '' : `: ${said}`}`;
       gate.down(`${error}; ${o.retryHint}`);
       o.report({ ...record, pid: child.pid, error });
       return;
     }
-    relay.replaceServer({ readable: child.stdout as Readable, writable: child.stdin as Writable & NodeJS.WritableStream });
+    relay.replaceServer({ readable: o.output?.(child) ?? (child.stdout as Readable), writable: child.stdin as Writable & NodeJS.WritableStream });
     gate.up();
     const changed: Array<{ kind: string; told: boolean }> = [];
     for (const { kind, announced } of replay.changed) {

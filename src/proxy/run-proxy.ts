@@ -1,7 +1,7 @@
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import type { Readable, Writable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { createRelay, type Relay } from '../streams/create-relay.js';
 import type { Frame } from '../streams/frame.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
@@ -17,7 +17,7 @@ import { idForDisplay, idKey } from '../streams/exact-id.js';
 import { madeFrame } from '../streams/lifter.js';
 import { watchFiles } from './file-watch.js';
 import { RestartGate } from './restart-gate.js';
-import { Restarter } from './restarter.js';
+import { Restarter, idleServer } from './restarter.js';
 import { SessionMemory } from './session-memory.js';
 
 /** The shape of `child_process.spawn` the proxy needs; injectable for tests. */
@@ -114,6 +114,15 @@ export const EXIT_CANNOT_RUN = 127;
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 /** After the child exits, how long to wait for its stdout to close (a grandchild may hold it open). */
 const STDOUT_SETTLE_MS = 2000;
+
+/** The line of a server's last stderr lines that names its error (`SyntaxError: …`, `ModuleNotFoundError: …`), the last such; cut to 200 characters. */
+function errorLine(lines: readonly string[]): string | undefined {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = (lines[i] as string).trim();
+    if (/^[\w.$]*(Error|Exception)\b/.test(line)) return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+  }
+  return undefined;
+}
 
 /** What is at `command`, when it is a path (a bare name is looked up on PATH: undefined). */
 function pathKind(command: string): 'none' | 'file' | 'directory' | undefined {
@@ -223,14 +232,19 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   let child = started;
   const tail = new StderrTail();
   const recordLines = new StderrLines();
+  /** Each server's own last stderr lines (a restarted server's error line names why it did not come back). */
+  const ownTails = new WeakMap<ChildProcess, StderrTail>();
   /** Take a server process on: its errors, its stderr (to our stderr, the tail, the graph). */
   const wireChild = (server: ChildProcess): void => {
     // After a successful spawn the child's own errors (a failed kill, say) are not ours to crash on.
     server.on('error', () => {});
+    const own = new StderrTail({ maxLines: 50, maxBytes: 8192 });
+    ownTails.set(server, own);
     if (server.stderr) {
       server.stderr.on('data', (chunk: Buffer) => {
         sink.server(chunk);
         tail.push(chunk);
+        own.push(chunk);
         if (report !== undefined) {
           const lines = recordLines.push(chunk);
           if (lines.length > 0) report.onStderr(lines);
@@ -274,13 +288,39 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   // Set once the relay exists: requests answered here (no server can) go back through it.
   let answerHere: (request: Frame, code: number, message: string, name: string) => void = () => {};
+  let sendAgain: (request: Frame) => void = () => {};
   const restartGate = restartable
-    ? new RestartGate({ inner: report?.gate, answer: (request, code, message) => answerHere(request, code, message, 'ServerNotRunning') })
+    ? new RestartGate({
+        inner: report?.gate,
+        answer: (request, code, message) => answerHere(request, code, message, 'ServerNotRunning'),
+        resend: (request) => sendAgain(request),
+      })
     : undefined;
+  /** Whether a server that exits on its own leaves the proxy up (waiting for the next change), rather than ending the session. */
+  const staysUp = watchPaths.length > 0;
+  /** Per server (with --watch): end the output the relay reads, once the server's own has ended (see outputOf). */
+  const endOutput = new WeakMap<ChildProcess, () => void>();
+  /**
+   * What the relay reads of a server. With --watch, a server that exits on
+   * its own leaves the session up: the relay must not see its output end
+   * (which ends the host's side), so it reads a stream of ours that the
+   * server's output is piped into and that ends only when the session ends
+   * with that server. Without --watch, the server's stdout itself.
+   */
+  const outputOf = (server: ChildProcess): Readable => {
+    const stdout = server.stdout as Readable;
+    if (!staysUp) return stdout;
+    const out = new PassThrough();
+    stdout.pipe(out, { end: false });
+    let ended = false;
+    stdout.once('end', () => (ended = true));
+    endOutput.set(server, () => (ended ? out.end() : stdout.once('end', () => out.end())));
+    return out;
+  };
   const relay: Relay = createRelay({
     gate: restartGate ?? report?.gate,
     client: { readable: stdin, writable: stdout, end: false },
-    server: { readable: child.stdout as Readable, writable: child.stdin as NodeJS.WritableStream & Writable },
+    server: { readable: outputOf(child), writable: child.stdin as NodeJS.WritableStream & Writable },
     maxFrameBytes,
     onFrame,
     onDegrade: (direction) => {
@@ -306,6 +346,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
       // Observation is best-effort.
     }
   };
+  // A retry decided while no server could take the request: its bytes again, to the server that is up now.
+  sendAgain = (request) => relay.toServer.writer.writeBytes(request.raw);
 
   /** Server processes that have exited. */
   const gone = new WeakSet<ChildProcess>();
@@ -325,20 +367,29 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   // launcher's child (npx, sh -c '…; node server.js') holds the server's
   // stdout as much as the server does, and must not outlive the session.
   const signalled = new Map<number, TreeMember>();
-  const signalTree = (server: ChildProcess, signal: NodeJS.Signals): void => {
+  const signalTree = (server: ChildProcess, signal: NodeJS.Signals): TreeMember[] => {
     // Below it first: a server that dies at once hands its children to init, out of its tree.
-    if (server.pid !== undefined) for (const member of signalDescendants(server.pid, signal)) signalled.set(member.pid, member);
+    const below = server.pid === undefined ? [] : signalDescendants(server.pid, signal);
+    for (const member of below) signalled.set(member.pid, member);
     server.kill(signal);
+    return below;
   };
   // The session ends with the last server's exit (or, with no server left running, the host's leaving).
   let lastExit: [number | null, NodeJS.Signals | null] = [null, null];
   let endSession: (exit: [number | null, NodeJS.Signals | null]) => void = () => {};
   const sessionEnd = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => (endSession = resolve));
+  /** Restarts the server under the session (set further down, once the relay exists). */
+  let restarter: Restarter | undefined;
+  // The session is to end (a signal, the host gone) while a restart may be under way: the restart starts no server, or the one it started is stopped.
+  let ending: NodeJS.Signals | undefined;
+  /** No server runs, and none is being started: a session told to end can end now. */
+  const noServer = (): boolean => gone.has(child) && restartGate?.standing === 'down';
   const terminate = (signal: NodeJS.Signals): void => {
     const server = child;
+    if (restarter?.busy === true) ending ??= signal;
     if (gone.has(server)) {
       // No server is running (it failed to come back after a restart): nothing to wait for.
-      if (restartGate?.standing === 'down') endSession(lastExit);
+      if (noServer()) endSession(lastExit);
       return;
     }
     stoppedByUs = true;
@@ -356,6 +407,11 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
     if (graceStarted) return;
     graceStarted = true;
     hostClosed = true;
+    // No server to give time to (it did not come back after a restart): the session is over.
+    if (noServer()) {
+      endSession(lastExit);
+      return;
+    }
     const timer = setTimeout(() => terminate('SIGTERM'), options.stdinCloseGraceMs ?? 5000);
     timer.unref();
     timers.push(timer);
@@ -399,7 +455,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
       if (typeof server.exitCode === 'number' || typeof server.signalCode === 'string') resolve([server.exitCode, server.signalCode]);
       else server.once('exit', (code, signal) => resolve([code, signal]));
     });
-  const restarter =
+  restarter =
     restartGate === undefined || sessionState === undefined
       ? undefined
       : new Restarter({
@@ -408,63 +464,86 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
           memory: sessionState,
           spawn: () => startChild(options.spawn ?? nodeSpawn, options),
           current: () => (gone.has(child) ? undefined : child),
+          cancelled: () => ending !== undefined,
           adopt: (server) => {
             child = server;
             wireChild(server);
             followExit(server);
+            // Told to end while it was being started: it goes the way the old one went.
+            if (ending !== undefined) terminate(ending);
           },
           stop: async (server) => {
             retiring.add(server);
-            signalTree(server, 'SIGTERM');
+            const below = signalTree(server, 'SIGTERM');
             const kill = setTimeout(() => signalTree(server, 'SIGKILL'), killGraceMs);
             kill.unref();
             await exitOf(server);
             clearTimeout(kill);
+            // What it started and left behind (a watcher, a worker that ignores SIGTERM) does not outlive it for long.
+            if (below.length > 0) setTimeout(() => signalMembers(below, 'SIGKILL'), killGraceMs).unref();
           },
           exited: async (server) => {
             const [code, signal] = await exitOf(server);
+            // What it wrote last is still on its way: its pipes close after it exits.
+            await Promise.race([new Promise((resolve) => server.once('close', resolve)), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
             return signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
           },
+          lastWords: (server) => errorLine(ownTails.get(server)?.lines() ?? []),
           answer: (request, code, message, name) => answerHere(request, code, message, name),
+          output: outputOf,
           retryHint: watchPaths.length > 0 ? 'fix it and save to restart it' : 'fix it and restart it from the debugger',
           report: (record) => {
             sink.write(`${record.ok ? messages.restarted(record) : messages.restartFailed(record)}\n`);
             try {
               report?.recorder.onRestart(record);
+              // meta.serverPid names the server running now.
+              if (record.ok) report?.recorder.onSpawned(record.pid);
             } catch {
               // Observation is best-effort.
             }
           },
         });
-  /** Whether a server that exits on its own leaves the proxy up (waiting for the next change), rather than ending the session. */
-  const staysUp = watchPaths.length > 0;
   const followExit = (server: ChildProcess): void => {
     void exitOf(server).then(([code, signal]) => {
       gone.add(server);
-      // An old server stopped by a restart, or a new one the restart is still bringing up: the restart's to handle.
-      if (retiring.has(server) || server !== child || restarter?.starting(server) === true) return;
+      // An old server stopped by a restart: not the session's. A new one the restart is still bringing up: the restart's to handle.
+      if (retiring.has(server) || server !== child) return;
       lastExit = [code, signal];
-      if (staysUp && !hostClosed && restartGate !== undefined) {
+      if (restarter?.starting(server) === true) return;
+      // On its own, that is: not told to stop (a signal to the proxy, the host gone).
+      if (staysUp && !hostClosed && !stoppedByUs && ending === undefined && restartGate !== undefined) {
         const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
+        // Nothing goes to it any more (a request sent again by a retry would meet a closed pipe).
+        relay.replaceServer(idleServer());
         restartGate.down(`it ${how}; fix it and save to restart it`);
         sink.write(`${messages.serverDownWatching(how)}\n`);
         return;
       }
+      // Its last output, then the end of it, reaches the host.
+      endOutput.get(server)?.();
       endSession([code, signal]);
     });
   };
   followExit(child);
+  /** Restart the server, unless the session is on its way out (the host gone, or told to stop). */
+  const askRestart = (reason: string, file?: string): void => {
+    if (restarter === undefined || ending !== undefined || stoppedByUs || hostClosed) return;
+    void restarter.restart(reason, file).then(() => {
+      // Told to end during the restart, which started no server (or one that was stopped at once).
+      if (ending !== undefined && noServer()) endSession(lastExit);
+    });
+  };
   const watching =
     restarter !== undefined && watchPaths.length > 0
       ? watchFiles(
           watchPaths,
-          (file) => void restarter.restart('file change', file),
+          (file) => askRestart('file change', file),
           (problem) => sink.write(`${messages.usageError(`--watch: ${problem}`)}\n`),
         )
       : undefined;
   // The debugger's Restart server button (POST /api/runs/:runId/restart).
   report?.reporter.on('restart', (runId: string) => {
-    if (restarter !== undefined && runId === report.recorder.runId) void restarter.restart('the debugger');
+    if (runId === report.recorder.runId) askRestart('the debugger');
   });
 
   const [code, signal] = await sessionEnd;
@@ -473,11 +552,15 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyResult> {
   // Nobody is left to answer a held frame: let everything drain, and hold nothing more.
   report?.gate.stop();
 
-  // Everything the server wrote before it died still goes to the host.
-  await Promise.race([
-    relay.toClient.done.catch(() => {}),
-    new Promise((resolve) => setTimeout(resolve, STDOUT_SETTLE_MS).unref()),
-  ]);
+  // Everything the server wrote before it died still goes to the host. (With
+  // no server left after a restart the relay reads nothing, and its end
+  // never comes: nothing to wait for.)
+  if (!noServer()) {
+    await Promise.race([
+      relay.toClient.done.catch(() => {}),
+      new Promise((resolve) => setTimeout(resolve, STDOUT_SETTLE_MS).unref()),
+    ]);
+  }
   removeSignalHandlers();
   // The server is gone; what it started and we told to stop gets no more time than that.
   if (signalled.size > 0) signalMembers([...signalled.values()], 'SIGKILL');

@@ -45,10 +45,19 @@ export class SessionMemory {
   logLevel: Buffer | undefined;
   /** Subscribed resource URIs, each with its `resources/subscribe` request. */
   readonly subscriptions = new Map<string, Buffer>();
-  /** The server's capabilities, from its answer to `initialize`. */
+  /** The host's `server/discover` request (the 2026-07-28 era's way to learn what the server can do), as it came. */
+  discover: Buffer | undefined;
+  /** The server's capabilities, from its answer to `initialize` (or to `server/discover`). */
   capabilities: Record<string, unknown> | undefined;
   /** The names in the last first page of each list the host fetched (what it knows of). */
   readonly lists = new Map<ListKind, string[]>();
+  /**
+   * The host's own request for that first page, as it came: fetched again
+   * after a restart with these bytes (an id of ours), so that it carries
+   * what the host's requests carry (in the 2026-07-28 era, the protocol
+   * version each request names).
+   */
+  readonly listRequests = new Map<ListKind, Buffer>();
 
   /** Learn from one classified frame (any direction, any kind). */
   observe(frame: Frame): void {
@@ -65,6 +74,9 @@ export class SessionMemory {
     switch (frame.method) {
       case 'initialize':
         this.initialize = keep(frame);
+        break;
+      case 'server/discover':
+        this.discover = keep(frame);
         break;
       case 'logging/setLevel':
         this.logLevel = keep(frame);
@@ -85,7 +97,7 @@ export class SessionMemory {
 
   #answer(frame: Frame, request: Frame): void {
     const method = request.method;
-    if (method === 'initialize') {
+    if (method === 'initialize' || method === 'server/discover') {
       const result = messageOf(frame)?.result;
       if (record(result) && record(result.capabilities)) this.capabilities = result.capabilities;
       return;
@@ -96,7 +108,9 @@ export class SessionMemory {
       const params = messageOf(request)?.params;
       if (record(params) && params.cursor !== undefined) return;
       const names = namesOf(kind, messageOf(frame)?.result);
-      if (names !== undefined) this.lists.set(kind, names);
+      if (names === undefined) return;
+      this.lists.set(kind, names);
+      this.listRequests.set(kind, keep(request));
       return;
     }
   }
