@@ -1,45 +1,12 @@
 import { DebuggerGate, type GateReporter } from '../gates/debugger-gate.js';
-import type { Decision, Gate, PendingHold } from '../gates/gate.js';
-import type { HoldPlan } from '../gates/hold-policy.js';
-import { liftOptionsFor } from '../gates/lift.js';
-import { LoopDetector } from '../gates/loop-detector.js';
-import { outcomeOf, type Outcome } from '../gates/outcome.js';
-import { DeferredValue } from '../report/deferred.js';
-import type { GatePoint } from '../report/events.js';
-import { heldMessage, type HideSettings } from '../report/hide.js';
+import type { Gate } from '../gates/gate.js';
 import type { Relay } from '../streams/create-relay.js';
 import { idKey } from '../streams/exact-id.js';
-import { hasWholeLine, messageOf, type Direction, type Frame } from '../streams/frame.js';
+import { hasWholeLine, type Frame } from '../streams/frame.js';
 import type { FrameGate } from '../streams/gate-transform.js';
-import { madeFrame } from '../streams/lifter.js';
-import { madeValue } from '../streams/made-frame.js';
+import { FrameHolds, type GateRecorder, type HoldingNotice } from './frame-holds.js';
 
-/** How long `waitForAttach` delays the first frame for a debugger (a wait, not a hold). */
-export const WAIT_FOR_ATTACH_MS = 3000;
-
-/** The recorder as a {@link RelayGate} uses it (a `RelayRecorder` is one). */
-export interface GateRecorder {
-  /** The run the relayed session is recorded as: holds are reported on it. */
-  readonly runId: string;
-  /** What the record hides (`GRAPHMIND_HIDE_*`): a hold shows no more. */
-  readonly hide?: HideSettings;
-  /** The instance a request or notification frame was recorded as. */
-  instanceIdOf(frame: Frame): string | undefined;
-  /** What a decision did to a call. */
-  onDecision(request: Frame, point: GatePoint, action: 'inject' | 'abort' | 'retry', value?: unknown): void;
-}
-
-/** What a {@link RelayGate} tells whoever watches when a frame starts holding. */
-export interface HoldingNotice {
-  /** The hold just opened. */
-  hold: PendingHold;
-  /** The held call's method, e.g. `tools/call`. */
-  method: string;
-  /** The call's request frame (for an answer, the request it answers). */
-  call: Frame;
-  /** The debugger's address. */
-  url: string;
-}
+export { WAIT_FOR_ATTACH_MS, cancelledBy, type GateRecorder, type HoldingNotice } from './frame-holds.js';
 
 /** Options for {@link RelayGate}. */
 export interface RelayGateOptions {
@@ -59,54 +26,8 @@ export interface RelayGateOptions {
   onHolding?: (notice: HoldingNotice) => void;
 }
 
-const NO_HIDING: HideSettings = { inputs: false, toolResults: false };
-
-/** The `hold.updated` event (see `HoldUpdatedEvent`): a hold whose requester gave up. */
-interface HoldUpdated {
-  type: 'hold.updated';
-  holdId: string;
-  givenUp: string;
-}
-
-/**
- * The reporter as the gate reports a given-up hold through it. The
- * `Reporter` a proxy session has sends any run event; a reporter that is
- * only a `GateReporter` is sent the event all the same (it is one more
- * event of the run).
- */
-type UpdateSender = { send(runId: string, event: HoldUpdated): void };
-
-/** A hold open right now: the call it belongs to, so that the requester's giving up can be matched to it. */
-interface OpenHold {
-  runId: string;
-  /** The held call's request (for an answer, the request it answers). */
-  call: Frame;
-  /** Why its requester gave up, once reported. */
-  givenUp?: string;
-}
-
-/** The longest part of a cancellation's `reason` quoted in a given-up hold. */
-const CANCEL_REASON_MAX = 200;
-
 /** Why a hold is given up when the host's input ends. */
 export const HOST_CLOSED = "the host closed the session (the proxy's stdin ended)";
-
-/** Why a hold is given up when its requester sends `notifications/cancelled` for it. */
-export function cancelledBy(direction: Direction, reason: unknown): string {
-  const who = direction === 'client-to-server' ? 'the client cancelled the request' : 'the server cancelled its request';
-  const why = typeof reason === 'string' && reason !== '' ? `: ${reason.length > CANCEL_REASON_MAX ? `${reason.slice(0, CANCEL_REASON_MAX - 1)}…` : reason}` : '';
-  return `${who} (notifications/cancelled${why})`;
-}
-
-function record(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** The held frame as the hold reports it (see `heldMessage`). */
-function heldFrame(frame: Frame, call: Frame, hide: HideSettings): unknown {
-  const isCall = frame.type === 'request' || frame.type === 'notification';
-  return heldMessage(messageOf(frame), isCall, call.method, hide, () => frame.raw.toString('utf8'));
-}
 
 /**
  * The debugger's gate on a relay, as a {@link FrameGate} for
@@ -124,33 +45,29 @@ function heldFrame(frame: Frame, call: Frame, hide: HideSettings): unknown {
  *
  * Answers made here go out as made frames, to which the relay's Lifter
  * gives their bytes. Call {@link RelayGate.attach} with the relay it gates.
+ * The rules are {@link FrameHolds}' (shared with the HTTP proxy); this class
+ * is their wire on a stream relay.
  */
 export class RelayGate implements FrameGate {
   /** The debugger-connected gate this one runs its holds through. */
   readonly core: DebuggerGate;
-  readonly #recorder: GateRecorder;
-  readonly #onHolding: ((notice: HoldingNotice) => void) | undefined;
-  readonly #loop: LoopDetector;
+  /** The hold rules, over this relay. */
+  readonly holds: FrameHolds;
   #relay: Relay | undefined;
-  #attachWait: Promise<void> | undefined;
-  #sessionEra: string | undefined;
-  /** The server is gone (see {@link RelayGate.stop}): nothing is held any more. */
-  #stopped = false;
-  /** Holds open right now, by id. */
-  readonly #open = new Map<string, OpenHold>();
-  /** The host's input has ended: its requests still held have nobody waiting for them. */
-  #hostGone = false;
 
   constructor(options: RelayGateOptions) {
     this.core = new DebuggerGate({ reporter: options.reporter });
-    this.#recorder = options.recorder;
-    this.#onHolding = options.onHolding;
-    this.#loop = new LoopDetector({ allow: options.loopAllow ?? [] });
-    if (options.waitForAttach === true) {
-      this.#attachWait = this.core.whenArmed(WAIT_FOR_ATTACH_MS).then(() => {
-        this.#attachWait = undefined;
-      });
-    }
+    this.holds = new FrameHolds({
+      core: this.core,
+      recorder: options.recorder,
+      waitForAttach: options.waitForAttach,
+      loopAllow: options.loopAllow,
+      onHolding: options.onHolding,
+      wire: {
+        answerSender: (request, answer) => this.#answerSender(request, answer),
+        resend: (request) => this.#resend(request),
+      },
+    });
   }
 
   /** The decision core under this gate. */
@@ -167,15 +84,14 @@ export class RelayGate implements FrameGate {
     this.#relay = relay;
     const hostGone = (): void => {
       if (this.#relay !== relay) return;
-      this.#hostGone = true;
-      for (const [holdId, open] of this.#open) if (open.call.direction === 'client-to-server') this.#giveUp(holdId, open, HOST_CLOSED);
+      this.holds.giveUpFrom('client-to-server', HOST_CLOSED);
     };
     relay.toServer.done.then(hostGone, hostGone);
   }
 
   /** Nothing is held while no debugger is attached (or awaited), nor once the server is gone. */
   mayHold(): boolean {
-    return !this.#stopped && (this.#attachWait !== undefined || this.core.mayHold(this.#recorder.runId));
+    return this.holds.mayHold();
   }
 
   /**
@@ -185,8 +101,7 @@ export class RelayGate implements FrameGate {
    * grandchild's) reaches the host.
    */
   stop(): void {
-    this.#stopped = true;
-    this.#open.clear();
+    this.holds.stop();
     this.core.stop();
   }
 
@@ -196,164 +111,26 @@ export class RelayGate implements FrameGate {
    * (with `waitForAttach`, every frame waits until the debugger is there).
    */
   check(frame: Frame): Promise<readonly Frame[]> | undefined {
-    if (this.#stopped) return undefined;
-    if (this.#open.size > 0 && frame.type === 'notification' && frame.method === 'notifications/cancelled') this.#cancelled(frame);
-    if (frame.type === 'response' && frame.method === 'initialize') this.#noteEra(frame);
-    if (this.#attachWait !== undefined) {
-      // waitForAttach: nothing moves until the debugger is there (or 3 s pass).
-      return this.#attachWait.then(() => this.#evaluate(frame) ?? [frame]);
-    }
-    return this.#evaluate(frame);
+    return this.holds.check(frame);
   }
 
-  /**
-   * A requester cancelled a request (`notifications/cancelled`, sent the
-   * way the request went): a hold of that request, which can only be its
-   * answer (a held request stops its own direction), is given up.
-   */
-  #cancelled(frame: Frame): void {
-    const params = messageOf(frame)?.params;
-    if (!record(params) || (typeof params.requestId !== 'string' && typeof params.requestId !== 'number')) return;
-    for (const [holdId, open] of this.#open) {
-      if (open.call.direction !== frame.direction || open.call.id !== params.requestId) continue;
-      this.#giveUp(holdId, open, cancelledBy(frame.direction, params.reason));
-    }
-  }
-
-  /** Report a hold as given up by its requester (once per reason); it stays open to be decided. */
-  #giveUp(holdId: string, open: OpenHold, why: string): void {
-    if (this.#stopped || open.givenUp === why) return;
-    open.givenUp = why;
-    try {
-      (this.core.reporter as unknown as UpdateSender).send(open.runId, { type: 'hold.updated', holdId, givenUp: why });
-    } catch {
-      // Observation is best-effort.
-    }
-  }
-
-  #noteEra(frame: Frame): void {
-    const result = messageOf(frame)?.result;
-    if (record(result) && typeof result.protocolVersion === 'string') this.#sessionEra = result.protocolVersion;
-  }
-
-  #evaluate(frame: Frame): Promise<readonly Frame[]> | undefined {
-    const core = this.core;
-    if (!core.armed) return undefined;
-    const runId = this.#recorder.runId;
-    if (frame.type === 'request' || frame.type === 'notification') {
-      const node = frame.node;
-      if (node === undefined) return undefined;
-      let loop = false;
-      if (frame.type === 'request' && frame.method === 'tools/call' && frame.direction === 'client-to-server') {
-        // The classifier named the node after params.name, when it is a string.
-        const name = node.kind === 'tool' ? node.label : '';
-        // A tool polled on purpose needs no parse of its arguments.
-        const params = this.#loop.allows(name) ? undefined : messageOf(frame)?.params;
-        loop = this.#loop.observe(name, record(params) ? params.arguments : undefined);
-      }
-      const plan = core.plan(runId, { point: 'before', nodeId: node.nodeId, loop });
-      return plan === undefined ? undefined : this.#hold(frame, plan);
-    }
-    if (frame.type === 'response' || frame.type === 'error') {
-      const request = frame.request;
-      if (request?.node === undefined) return undefined;
-      const plan = core.plan(runId, { point: 'after', nodeId: request.node.nodeId, failed: frame.type === 'error' || frame.isError === true });
-      return plan === undefined ? undefined : this.#hold(frame, plan);
-    }
-    return undefined;
-  }
-
-  #hold(frame: Frame, plan: HoldPlan): Promise<readonly Frame[]> {
-    const recorder = this.#recorder;
-    const call = frame.request ?? frame;
-    const method = call.method ?? 'unknown';
-    const subject = {
-      runId: recorder.runId,
-      nodeId: call.node?.nodeId ?? 'mcp:session',
-      instanceId: recorder.instanceIdOf(call) ?? 'unknown',
-      method,
-      frame: new DeferredValue(frame.raw.length, () => heldFrame(frame, call, recorder.hide ?? NO_HIDING)),
-    };
-    const onHolding = this.#onHolding;
-    const reporter = this.core.reporter;
-    let holdId: string | undefined;
-    return this.core.withHold(
-      subject,
-      plan,
-      (decision) => {
-        if (holdId !== undefined) this.#open.delete(holdId);
-        try {
-          return this.#apply(frame, plan.point, decision);
-        } catch {
-          // Fail open: a decision that cannot be carried out lets the frame go on.
-          return [frame];
-        }
-      },
-      (hold) => {
-        holdId = hold.holdId;
-        const open: OpenHold = { runId: subject.runId, call };
-        this.#open.set(hold.holdId, open);
-        // An answer to the host held after its input ended: nobody is waiting for it.
-        if (this.#hostGone && call.direction === 'client-to-server') this.#giveUp(hold.holdId, open, HOST_CLOSED);
-        onHolding?.({ hold, method, call, url: reporter.url });
-      },
-    );
-  }
-
-  /** Carry out a decision: the shared outcome, as frames on the wire. */
-  #apply(frame: Frame, point: GatePoint, decision: Decision): readonly Frame[] {
-    const held = frame.type === 'notification' ? 'notification' : point === 'before' ? 'request' : 'answer';
-    const outcome = outcomeOf(held, decision);
-    const recorder = this.#recorder;
-    const request = point === 'before' ? frame : (frame.request as Frame);
-    switch (outcome.kind) {
-      case 'forward':
-        return [frame];
-      case 'drop':
-        recorder.onDecision(frame, point, 'abort');
-        return [];
-      case 'replace': {
-        const replacement = madeFrame({ outcome, request: frame, lift: {} }, frame.direction, frame.seq);
-        recorder.onDecision(frame, point, 'inject', madeValue(replacement.made!));
-        return [replacement];
-      }
-      case 'retry':
-        return this.#retry(frame, request, point);
-      default:
-        return this.#answer(frame, request, point, outcome);
-    }
-  }
-
-  /**
-   * Answer `request` here (an injected value, a whole message, or the abort
-   * error): before the call ran, towards its sender, and it is never
-   * forwarded; after, in place of the held answer.
-   */
-  #answer(frame: Frame, request: Frame, point: GatePoint, outcome: Extract<Outcome, { kind: 'answer' | 'answer-frame' | 'fail' }>): readonly Frame[] {
-    const recorder = this.#recorder;
-    const toSender = request.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server';
-    const answer = madeFrame({ outcome, request, lift: liftOptionsFor(messageOf(request)?.params, this.#sessionEra) }, toSender, frame.seq);
-    if (outcome.kind === 'fail') recorder.onDecision(request, point, 'abort');
-    else recorder.onDecision(request, point, 'inject', madeValue(answer.made!));
-    if (point !== 'before') return [answer];
+  /** A request answered here never reaches its receiver: forget it, and send the answer back the other way. */
+  #answerSender(request: Frame, answer: Frame): void {
     const relay = this.#relay;
-    // A request answered here never reaches its receiver: forget it.
-    const key = idKey(frame);
-    if (key !== undefined) relay?.correlator.take(toSender, key);
-    (toSender === 'server-to-client' ? relay?.toClient : relay?.toServer)?.send([answer]);
-    return [];
+    const key = idKey(request);
+    if (key !== undefined) relay?.correlator.take(answer.direction, key);
+    (answer.direction === 'server-to-client' ? relay?.toClient : relay?.toServer)?.send([answer]);
   }
 
-  #retry(frame: Frame, request: Frame, point: GatePoint): readonly Frame[] {
+  #resend(request: Frame): boolean {
     const relay = this.#relay;
     // A request relayed in pieces before the debugger attached may not
     // have been kept whole: it cannot be sent again, so the answer goes on.
-    if (relay === undefined || !hasWholeLine(request)) return [frame];
+    if (relay === undefined || !hasWholeLine(request)) return false;
     // Same bytes, same id: the answer pairs with the request again.
     relay.correlator.track(request);
     const writer = request.direction === 'client-to-server' ? relay.toServer.writer : relay.toClient.writer;
     writer.writeBytes(request.raw);
-    this.#recorder.onDecision(request, point, 'retry');
-    return [];
+    return true;
   }
 }

@@ -295,6 +295,8 @@ export class RelayRecorder {
   #noise = 0;
   #finished = false;
   readonly #detachedLimit: number;
+  /** Records what waited as soon as a debugger attaches; let go when the session finishes (a reporter may serve many sessions). */
+  readonly #onAttached = (): void => this.flush();
 
   constructor(options: RelayRecorderOptions) {
     this.#reporter = options.reporter;
@@ -321,7 +323,7 @@ export class RelayRecorder {
     this.#events = new RunEvents(this.#reporter, this.runId);
     this.#sessionInstance = this.#nextId();
     // What waited while detached is recorded as soon as there is somebody to send it to.
-    this.#reporter.on('attached', () => this.flush());
+    this.#reporter.on('attached', this.#onAttached);
     this.#reporter.send(this.runId, {
       type: 'instance.started',
       instanceId: this.#sessionInstance,
@@ -621,6 +623,7 @@ export class RelayRecorder {
     if (this.#finished) return;
     this.flush();
     clearTimeout(this.#timer);
+    this.#reporter.off('attached', this.#onAttached);
     // A notice whose raw bytes were never recorded (nothing should be left).
     for (const notice of this.#notices.values()) this.#log(notice, PROXY_LOG_STREAM);
     this.#notices.clear();

@@ -1,0 +1,366 @@
+import type { DebuggerGate } from '../gates/debugger-gate.js';
+import type { Decision, PendingHold } from '../gates/gate.js';
+import type { HoldPlan } from '../gates/hold-policy.js';
+import { liftOptionsFor } from '../gates/lift.js';
+import { LoopDetector } from '../gates/loop-detector.js';
+import { outcomeOf, type Outcome } from '../gates/outcome.js';
+import { DeferredValue } from '../report/deferred.js';
+import type { GatePoint } from '../report/events.js';
+import { heldMessage, type HideSettings } from '../report/hide.js';
+import { messageOf, type Direction, type Frame } from '../streams/frame.js';
+import { madeFrame } from '../streams/lifter.js';
+import { madeValue } from '../streams/made-frame.js';
+
+/** How long `waitForAttach` delays the first frame for a debugger (a wait, not a hold). */
+export const WAIT_FOR_ATTACH_MS = 3000;
+
+/** The recorder as the gate uses it (a `RelayRecorder` is one). */
+export interface GateRecorder {
+  /** The run the relayed session is recorded as: holds are reported on it. */
+  readonly runId: string;
+  /** What the record hides (`GRAPHMIND_HIDE_*`): a hold shows no more. */
+  readonly hide?: HideSettings;
+  /** The instance a request or notification frame was recorded as. */
+  instanceIdOf(frame: Frame): string | undefined;
+  /** What a decision did to a call. */
+  onDecision(request: Frame, point: GatePoint, action: 'inject' | 'abort' | 'retry', value?: unknown): void;
+}
+
+/** What the gate tells whoever watches when a frame starts holding. */
+export interface HoldingNotice {
+  /** The hold just opened. */
+  hold: PendingHold;
+  /** The held call's method, e.g. `tools/call`. */
+  method: string;
+  /** The call's request frame (for an answer, the request it answers). */
+  call: Frame;
+  /** The debugger's address. */
+  url: string;
+}
+
+/**
+ * The two things a decision asks of the transport that carries the frames
+ * (a stdio relay, an HTTP exchange): everything else a decision does is a
+ * list of frames to pass on in place of the held one.
+ */
+export interface HoldWire {
+  /**
+   * A request held before it reached its receiver is answered here
+   * (inject or abort): `answer`, a made frame travelling back towards the
+   * request's sender, must reach it. The request itself is not forwarded.
+   */
+  answerSender(request: Frame, answer: Frame): void;
+  /**
+   * Retry: send `request` to its receiver again, the same bytes, so that a
+   * new answer comes. False when it cannot be sent again (the held answer
+   * then goes on, as after continue).
+   */
+  resend(request: Frame): boolean;
+}
+
+/** Options for {@link FrameHolds}. */
+export interface FrameHoldsOptions {
+  /** The debugger-connected gate the holds go through (one may serve many sessions). */
+  core: DebuggerGate;
+  /** The session's recorder: names the run and instance of a hold, and records what decisions do. */
+  recorder: GateRecorder;
+  /** How answers made here reach a sender, and how a request is sent again (see {@link FrameHolds.wire}). @default undefined */
+  wire?: HoldWire;
+  /**
+   * Delay the first frame until a debugger attaches (up to
+   * {@link WAIT_FOR_ATTACH_MS}), so even `initialize` can be gated.
+   * @default false
+   */
+  waitForAttach?: boolean;
+  /** Tools polled on purpose, never loop-held (`GRAPHMIND_LOOP_ALLOW`). @default [] */
+  loopAllow?: readonly string[];
+  /** Called when a frame starts holding (the proxies print their HOLDING line). @default undefined */
+  onHolding?: (notice: HoldingNotice) => void;
+}
+
+const NO_HIDING: HideSettings = { inputs: false, toolResults: false };
+
+/** The `hold.updated` event (see `HoldUpdatedEvent`): a hold whose requester gave up. */
+interface HoldUpdated {
+  type: 'hold.updated';
+  holdId: string;
+  givenUp: string;
+}
+
+/**
+ * The reporter as the gate reports a given-up hold through it. The
+ * `Reporter` a proxy session has sends any run event; a reporter that is
+ * only a `GateReporter` is sent the event all the same (it is one more
+ * event of the run).
+ */
+type UpdateSender = { send(runId: string, event: HoldUpdated): void };
+
+/** A hold open right now: the call it belongs to, so that the requester's giving up can be matched to it. */
+interface OpenHold {
+  runId: string;
+  /** The held call's request (for an answer, the request it answers). */
+  call: Frame;
+  /** Why its requester gave up, once reported. */
+  givenUp?: string;
+}
+
+/** The longest part of a cancellation's `reason` quoted in a given-up hold. */
+const CANCEL_REASON_MAX = 200;
+
+/** Why a hold is given up when its requester sends `notifications/cancelled` for it. */
+export function cancelledBy(direction: Direction, reason: unknown): string {
+  const who = direction === 'client-to-server' ? 'the client cancelled the request' : 'the server cancelled its request';
+  const why = typeof reason === 'string' && reason !== '' ? `: ${reason.length > CANCEL_REASON_MAX ? `${reason.slice(0, CANCEL_REASON_MAX - 1)}…` : reason}` : '';
+  return `${who} (notifications/cancelled${why})`;
+}
+
+function record(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The held frame as the hold reports it (see `heldMessage`). */
+function heldFrame(frame: Frame, call: Frame, hide: HideSettings): unknown {
+  const isCall = frame.type === 'request' || frame.type === 'notification';
+  return heldMessage(messageOf(frame), isCall, call.method, hide, () => frame.raw.toString('utf8'));
+}
+
+/**
+ * The debugger's gate over classified frames, for any transport: which
+ * frames hold (breakpoints, the error gate, the loop hold, through the
+ * shared hold policy), the hold's lifecycle (through
+ * {@link DebuggerGate.withHold}), and what a decision (through the shared
+ * `outcomeOf`) does, as frames:
+ *
+ * | | held request or notification (before) | held response (after / error) |
+ * |---|---|---|
+ * | continue | forward | forward |
+ * | inject | not forwarded; the sender gets the lifted value (a notification is replaced) | a rewritten frame carrying the value |
+ * | retry | same as continue | dropped; the request re-sent; the call stays open |
+ * | abort | not forwarded; the sender gets error -32099 (a notification is dropped) | dropped; the requester gets -32099 |
+ *
+ * {@link FrameHolds.check} answers with the frames that go on in place of
+ * the held one (made frames get their bytes from `madeBytes`); an answer
+ * to the sender and a retry go through the {@link HoldWire}. The stdio
+ * relay's `RelayGate` and the HTTP proxy are both built on it.
+ */
+export class FrameHolds {
+  /** The debugger-connected gate the holds go through. */
+  readonly core: DebuggerGate;
+  /** How answers made here reach a sender, and how a request is sent again. */
+  wire: HoldWire | undefined;
+  readonly #recorder: GateRecorder;
+  readonly #onHolding: ((notice: HoldingNotice) => void) | undefined;
+  readonly #loop: LoopDetector;
+  #attachWait: Promise<void> | undefined;
+  #sessionEra: string | undefined;
+  /** Nothing is held any more (see {@link FrameHolds.stop}). */
+  #stopped = false;
+  /** Holds open right now, by id. */
+  readonly #open = new Map<string, OpenHold>();
+  /** Requests sent this way have nobody waiting for their answers any more (see {@link FrameHolds.giveUpFrom}). */
+  #gone: { direction: Direction; why: string } | undefined;
+
+  constructor(options: FrameHoldsOptions) {
+    this.core = options.core;
+    this.wire = options.wire;
+    this.#recorder = options.recorder;
+    this.#onHolding = options.onHolding;
+    this.#loop = new LoopDetector({ allow: options.loopAllow ?? [] });
+    if (options.waitForAttach === true) {
+      this.#attachWait = this.core.whenArmed(WAIT_FOR_ATTACH_MS).then(() => {
+        this.#attachWait = undefined;
+      });
+    }
+  }
+
+  /** The protocol version the session negotiated, once its `initialize` answer was seen. */
+  get sessionEra(): string | undefined {
+    return this.#sessionEra;
+  }
+
+  /** Nothing is held while no debugger is attached (or awaited), nor once stopped. */
+  mayHold(): boolean {
+    return !this.#stopped && (this.#attachWait !== undefined || this.core.mayHold(this.#recorder.runId));
+  }
+
+  /** Nothing is held from now on, and this session's holds go on (the other side is gone). */
+  stop(): void {
+    this.#stopped = true;
+    this.#open.clear();
+    this.core.releaseRun(this.#recorder.runId);
+  }
+
+  /**
+   * The peer that sends `direction`'s requests is gone (the stdio host's
+   * input ended, an HTTP client closed its request): the holds of its calls
+   * still open, and those that open later, are reported as given up, with
+   * `why`. They stay open to be decided.
+   */
+  giveUpFrom(direction: Direction, why: string): void {
+    this.#gone = { direction, why };
+    for (const [holdId, open] of this.#open) if (open.call.direction === direction) this.#giveUp(holdId, open, why);
+  }
+
+  /**
+   * The requester of `call` stopped waiting for it (an HTTP client closed
+   * the request that carried it): a hold of that call is reported as given
+   * up, with `why`.
+   */
+  giveUpCall(call: Frame, why: string): void {
+    for (const [holdId, open] of this.#open) if (open.call === call) this.#giveUp(holdId, open, why);
+  }
+
+  /**
+   * The gate's question about one frame: `undefined` to let it pass, or a
+   * promise of what goes on in its place once the hold is decided (with
+   * `waitForAttach`, every frame waits until the debugger is there).
+   */
+  check(frame: Frame): Promise<readonly Frame[]> | undefined {
+    if (this.#stopped) return undefined;
+    if (this.#open.size > 0 && frame.type === 'notification' && frame.method === 'notifications/cancelled') this.#cancelled(frame);
+    if (frame.type === 'response' && frame.method === 'initialize') this.#noteEra(frame);
+    if (this.#attachWait !== undefined) {
+      // waitForAttach: nothing moves until the debugger is there (or 3 s pass).
+      return this.#attachWait.then(() => this.#evaluate(frame) ?? [frame]);
+    }
+    return this.#evaluate(frame);
+  }
+
+  /**
+   * A requester cancelled a request (`notifications/cancelled`, sent the
+   * way the request went): a hold of that request, which can only be its
+   * answer (a held request stops its own direction), is given up.
+   */
+  #cancelled(frame: Frame): void {
+    const params = messageOf(frame)?.params;
+    if (!record(params) || (typeof params.requestId !== 'string' && typeof params.requestId !== 'number')) return;
+    for (const [holdId, open] of this.#open) {
+      if (open.call.direction !== frame.direction || open.call.id !== params.requestId) continue;
+      this.#giveUp(holdId, open, cancelledBy(frame.direction, params.reason));
+    }
+  }
+
+  /** Report a hold as given up by its requester (once per reason); it stays open to be decided. */
+  #giveUp(holdId: string, open: OpenHold, why: string): void {
+    if (this.#stopped || open.givenUp === why) return;
+    open.givenUp = why;
+    try {
+      (this.core.reporter as unknown as UpdateSender).send(open.runId, { type: 'hold.updated', holdId, givenUp: why });
+    } catch {
+      // Observation is best-effort.
+    }
+  }
+
+  #noteEra(frame: Frame): void {
+    const result = messageOf(frame)?.result;
+    if (record(result) && typeof result.protocolVersion === 'string') this.#sessionEra = result.protocolVersion;
+  }
+
+  #evaluate(frame: Frame): Promise<readonly Frame[]> | undefined {
+    const core = this.core;
+    if (!core.armed) return undefined;
+    const runId = this.#recorder.runId;
+    if (frame.type === 'request' || frame.type === 'notification') {
+      const node = frame.node;
+      if (node === undefined) return undefined;
+      let loop = false;
+      if (frame.type === 'request' && frame.method === 'tools/call' && frame.direction === 'client-to-server') {
+        // The classifier named the node after params.name, when it is a string.
+        const name = node.kind === 'tool' ? node.label : '';
+        // A tool polled on purpose needs no parse of its arguments.
+        const params = this.#loop.allows(name) ? undefined : messageOf(frame)?.params;
+        loop = this.#loop.observe(name, record(params) ? params.arguments : undefined);
+      }
+      const plan = core.plan(runId, { point: 'before', nodeId: node.nodeId, loop });
+      return plan === undefined ? undefined : this.#hold(frame, plan);
+    }
+    if (frame.type === 'response' || frame.type === 'error') {
+      const request = frame.request;
+      if (request?.node === undefined) return undefined;
+      const plan = core.plan(runId, { point: 'after', nodeId: request.node.nodeId, failed: frame.type === 'error' || frame.isError === true });
+      return plan === undefined ? undefined : this.#hold(frame, plan);
+    }
+    return undefined;
+  }
+
+  #hold(frame: Frame, plan: HoldPlan): Promise<readonly Frame[]> {
+    const recorder = this.#recorder;
+    const call = frame.request ?? frame;
+    const method = call.method ?? 'unknown';
+    const subject = {
+      runId: recorder.runId,
+      nodeId: call.node?.nodeId ?? 'mcp:session',
+      instanceId: recorder.instanceIdOf(call) ?? 'unknown',
+      method,
+      frame: new DeferredValue(frame.raw.length, () => heldFrame(frame, call, recorder.hide ?? NO_HIDING)),
+    };
+    const onHolding = this.#onHolding;
+    const reporter = this.core.reporter;
+    let holdId: string | undefined;
+    return this.core.withHold(
+      subject,
+      plan,
+      (decision) => {
+        if (holdId !== undefined) this.#open.delete(holdId);
+        try {
+          return this.#apply(frame, plan.point, decision);
+        } catch {
+          // Fail open: a decision that cannot be carried out lets the frame go on.
+          return [frame];
+        }
+      },
+      (hold) => {
+        holdId = hold.holdId;
+        const open: OpenHold = { runId: subject.runId, call };
+        this.#open.set(hold.holdId, open);
+        // An answer held after its requester went away: nobody is waiting for it.
+        const gone = this.#gone;
+        if (gone !== undefined && call.direction === gone.direction) this.#giveUp(hold.holdId, open, gone.why);
+        onHolding?.({ hold, method, call, url: reporter.url });
+      },
+    );
+  }
+
+  /** Carry out a decision: the shared outcome, as frames. */
+  #apply(frame: Frame, point: GatePoint, decision: Decision): readonly Frame[] {
+    const held = frame.type === 'notification' ? 'notification' : point === 'before' ? 'request' : 'answer';
+    const outcome = outcomeOf(held, decision);
+    const recorder = this.#recorder;
+    const request = point === 'before' ? frame : (frame.request as Frame);
+    switch (outcome.kind) {
+      case 'forward':
+        return [frame];
+      case 'drop':
+        recorder.onDecision(frame, point, 'abort');
+        return [];
+      case 'replace': {
+        const replacement = madeFrame({ outcome, request: frame, lift: {} }, frame.direction, frame.seq);
+        recorder.onDecision(frame, point, 'inject', madeValue(replacement.made!));
+        return [replacement];
+      }
+      case 'retry':
+        // A request that cannot be sent again (no wire yet, or its bytes were not kept): the answer goes on.
+        if (this.wire === undefined || !this.wire.resend(request)) return [frame];
+        recorder.onDecision(request, point, 'retry');
+        return [];
+      default:
+        return this.#answer(frame, request, point, outcome);
+    }
+  }
+
+  /**
+   * Answer `request` here (an injected value, a whole message, or the abort
+   * error): before the call ran, towards its sender, and it is never
+   * forwarded; after, in place of the held answer.
+   */
+  #answer(frame: Frame, request: Frame, point: GatePoint, outcome: Extract<Outcome, { kind: 'answer' | 'answer-frame' | 'fail' }>): readonly Frame[] {
+    const recorder = this.#recorder;
+    const toSender = request.direction === 'client-to-server' ? 'server-to-client' : 'client-to-server';
+    const answer = madeFrame({ outcome, request, lift: liftOptionsFor(messageOf(request)?.params, this.#sessionEra) }, toSender, frame.seq);
+    if (outcome.kind === 'fail') recorder.onDecision(request, point, 'abort');
+    else recorder.onDecision(request, point, 'inject', madeValue(answer.made!));
+    if (point !== 'before') return [answer];
+    this.wire?.answerSender(request, answer);
+    return [];
+  }
+}
