@@ -19,7 +19,7 @@ import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { CLI } from './helpers/cli.js';
 import { connectV1, getRun, listHolds, proxyEnv, runIds, setBreakpoints, sleep, waitForAsync, waitForHold, type ServeProcess } from './helpers/gates.js';
 import { api, startServe } from './helpers/serve.js';
-import { heldFrameId, pending, shot } from './helpers/viewer.js';
+import { heldFrameId, pending, shot, until } from './helpers/viewer.js';
 
 const STEP_MS = 10_000;
 
@@ -160,6 +160,8 @@ t.test('the page says why a call holds, and what happened to it', async (t) => {
   await page.locator(`.detail .inst[data-instance-id="${h1.instanceId}"][data-state="ok"]`).waitFor({ timeout: STEP_MS });
   t.equal(await row.locator('.inst-head .pill').textContent(), 'ok', 'once it went on, the call is ok');
   t.equal(await row.locator('.retried').textContent(), 'sent 2×', 'sent twice');
+  // The hold leaves the page when it is decided; the time it went on comes with its release, a moment later.
+  await until(page, `/^\\d+\\.\\d+ s$/.test(document.querySelector('.detail .inst[data-instance-id="${h1.instanceId}"] .inst-head .inst-dur')?.textContent ?? '')`, 'the client’s wait as the duration', STEP_MS);
   const took = (await row.locator('.inst-head .inst-dur').textContent()) ?? '';
   t.match(took, /^\d+\.\d+ s$/, `its duration is the client's wait, over a second (${took}), not the server's few ms`);
   t.match((await row.locator('.inst-head .inst-dur').getAttribute('title')) ?? '', /the answer was held .* at the gate; the request was sent 2 times/, 'which its tooltip explains');
@@ -233,6 +235,12 @@ t.test('a held answer whose host closed its input is marked given up', async (t)
   const card = page.locator(`.holds .hold[data-hold-id="${hold.holdId}"]`);
   await card.waitFor({ timeout: STEP_MS });
   t.equal(await card.getAttribute('data-given-up'), null, 'held, with the host still there');
+  // Show call: from the panel to the held call, wherever the page is.
+  await page.locator('.node[data-node-id="mcp:session"]').click();
+  await page.locator('.detail .node-id', { hasText: 'mcp:session' }).waitFor({ timeout: STEP_MS });
+  await card.getByRole('button', { name: 'Show call' }).click();
+  await page.locator(`.detail .inst.active[data-instance-id="${hold.instanceId}"] .inst-body`).waitFor({ timeout: STEP_MS });
+  t.equal(await page.locator(`.detail .inst[data-instance-id="${hold.instanceId}"] .rpc-id`).textContent(), '#2', 'Show call opens the held call, with its id');
   proxy.stdin.end();
   await page.locator(`.holds .hold[data-hold-id="${hold.holdId}"][data-given-up="true"]`).waitFor({ timeout: STEP_MS });
   t.match((await card.locator('.given-up-text').textContent()) ?? '', /the host closed the session \(the proxy's stdin ended\)/, 'the host closing its input gives the hold up');

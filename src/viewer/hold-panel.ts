@@ -152,10 +152,11 @@ export class HoldPanel {
       inject,
       hold.gate === 'before' ? null : action('Retry', 'retry', 'btn', 'Drop this answer and send the original request again'),
       action('Abort', 'abort', 'btn danger', hold.gate === 'before' ? 'Do not forward; answer the caller with an error' : 'Drop the answer and answer the caller with an error'),
-      button('Show node', () => {
-        void this.store.selectRun(hold.runId, hold.runId !== this.store.selectedRunId).then(() => this.store.selectNode(hold.nodeId));
-        if (hold.runId === this.store.selectedRunId) this.store.selectNode(hold.nodeId);
-      }, 'btn ghost'),
+      button('Show call', () => {
+        // The held call itself, opened in its node's list (in its run, fetched first if another is shown).
+        if (hold.runId === this.store.selectedRunId && this.store.run !== null) this.store.openCall(hold.nodeId, hold.instanceId);
+        else void this.store.selectRun(hold.runId, true).then(() => this.store.openCall(hold.nodeId, hold.instanceId));
+      }, 'btn ghost', 'Open the held call in its node'),
     );
     const since = el('span', { class: 'muted', text: `held for ${duration(span(hold.since, null))}` });
     setAttr(since, 'data-since', hold.since);

@@ -12,6 +12,8 @@ export interface RowRenderer<T> {
 }
 
 const OVERSCAN = 300;
+/** Rows drawn past the bottom of the view at the least. */
+const MIN_PAST = 4;
 
 interface Drawn {
   el: HTMLElement;
@@ -183,7 +185,11 @@ export class VirtualList<T> {
     const first = this.#indexAt(Math.max(0, top - OVERSCAN));
     const keep = new Set<string>();
     const shown: Array<[T, Drawn]> = [];
-    for (let i = first; i < this.#items.length && (this.#offsets[i] as number) < bottom + OVERSCAN; i++) {
+    // The rows within OVERSCAN of the view, and at least a few past it whatever their height
+    // (after a tall row, an opened call, the next ones are still in the page to be reached).
+    let past = 0;
+    for (let i = first; i < this.#items.length && ((this.#offsets[i] as number) < bottom + OVERSCAN || past < MIN_PAST); i++) {
+      if ((this.#offsets[i] as number) >= bottom) past++;
       const item = this.#items[i] as T;
       const key = this.renderer.key(item);
       keep.add(key);
