@@ -4,6 +4,9 @@
 // loads the debugger's server; yargs and the serve command are loaded only
 // when they are needed, and the MCP SDK only by `mcp`.
 import { readFileSync } from 'node:fs';
+import type { HttpProxyFlags } from './http-proxy-command.js';
+import type { ExportFlags } from './export-command.js';
+import type { ImportFlags } from './import-command.js';
 import type { McpFlags } from './mcp-command.js';
 import { EXIT_USAGE, parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 import type { ServeFlags } from './serve-command.js';
@@ -49,6 +52,18 @@ async function main(): Promise<void> {
     await runProxyCommand(flags, server);
     return;
   }
+  if (argv[0] === 'http-proxy') {
+    const [{ default: yargs }, { httpProxyFlags, runHttpProxyCommand }] = await Promise.all([import('yargs'), import('./http-proxy-command.js')]);
+    const flags = await httpProxyFlags(yargs(argv.slice(1)))
+      .scriptName('graphmind')
+      .version(readVersion())
+      .help()
+      .strict()
+      .fail((message, error) => fail(`graphmind http-proxy: ${message ?? error?.message}`))
+      .parseAsync();
+    await runHttpProxyCommand(flags as unknown as HttpProxyFlags);
+    return;
+  }
   if (argv[0] === 'mcp') {
     const [{ default: yargs }, { mcpFlags, runMcpCommand }] = await Promise.all([import('yargs'), import('./mcp-command.js')]);
     const version = readVersion();
@@ -62,13 +77,39 @@ async function main(): Promise<void> {
     await runMcpCommand(flags as unknown as McpFlags, version);
     return;
   }
+  if (argv[0] === 'export' || argv[0] === 'import') {
+    const name = argv[0];
+    const [{ default: yargs }, exporting, importing] = await Promise.all([
+      import('yargs'),
+      name === 'export' ? import('./export-command.js') : undefined,
+      name === 'import' ? import('./import-command.js') : undefined,
+    ]);
+    const version = readVersion();
+    const parser = yargs(argv.slice(1)).scriptName(`graphmind ${name}`);
+    const commanded =
+      exporting !== undefined
+        ? parser.command('$0 <runId>', 'Write a recorded run as its JSONL log (what graphmind import loads), a HAR file, or an OTLP/JSON trace', exporting.exportFlags)
+        : parser.command('$0 <file>', 'Load a run log (graphmind export --format jsonl) into the viewer', (importing as typeof import('./import-command.js')).importFlags);
+    const flags = await commanded
+      .version(version)
+      .help()
+      .strict()
+      .fail((message, error) => fail(`graphmind ${name}: ${message ?? error?.message}`))
+      .parseAsync();
+    if (exporting !== undefined) await exporting.runExportCommand(flags as unknown as ExportFlags, version);
+    else await (importing as typeof import('./import-command.js')).runImportCommand(flags as unknown as ImportFlags);
+    return;
+  }
   const [{ default: yargs }, { runServeCommand, serveFlags }] = await Promise.all([import('yargs'), import('./serve-command.js')]);
   const version = readVersion();
   await yargs(argv)
     .scriptName('graphmind')
     .version(version)
     .command('mcp-proxy', 'Relay an MCP server over stdio and report it to the debugger (graphmind mcp-proxy -- <command>)')
+    .command('http-proxy', 'Relay a Streamable HTTP MCP server and report it to the debugger (graphmind http-proxy --upstream <url>)')
     .command('mcp', 'Serve the recorded runs to an assistant as an MCP server over stdio (graphmind mcp --help)')
+    .command('export', 'Write a recorded run to a file: JSONL, HAR or OTLP/JSON (graphmind export --help)')
+    .command('import', 'Load a run log someone sent you into the viewer (graphmind import --help)')
     .command(['serve', '$0'], 'Start the debugger on 127.0.0.1:4747 (the default command)', serveFlags, (flags) =>
       runServeCommand(flags as unknown as ServeFlags, version),
     )

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RUN_ID_PATTERN, type Breakpoints, type HoldAction } from '../report/events.js';
+import { RUN_ID_PATTERN, type Breakpoints, type Hold, type HoldAction } from '../report/events.js';
+import type { OtlpStats } from '../export/otlp-stream.js';
+import type { RunTransfer } from '../export/rest-routes.js';
 import { parseBreakpoints } from './breakpoints.js';
 import type { HoldRegistry } from './holds.js';
 import { BodyError, readJsonBody, sendError, sendJson, sendJsonText, sendMethodNotAllowed } from './http-util.js';
@@ -24,6 +26,20 @@ export interface ApiContext {
   restartRun(runId: string): 'asked' | 'unknown' | 'ended' | 'not-proxy';
   getBreakpoints(): Breakpoints;
   setBreakpoints(breakpoints: Breakpoints): void;
+  /** Export and import of runs (`GET /api/runs/:runId/export`, `POST /api/runs/import`). */
+  transfer?: RunTransfer;
+  /** What the OTLP stream has done, when the server streams (shown by `GET /api/health`). */
+  otlpStats?: () => OtlpStats | undefined;
+  /** A hold was decided through the API: note who decided it in its run. */
+  recordDecision?: (hold: Hold, action: HoldAction, by: string) => void;
+}
+
+/** `by` in a decision's body: who decides (a short line of text). */
+const BY = /^[^\u0000-\u001f\u007f]{1,64}$/;
+
+/** Who decided, when the body does not say: a browser's request is the viewer's, anything else the API's. */
+function decidedBy(req: IncomingMessage): string {
+  return req.headers['sec-fetch-site'] !== undefined || req.headers.origin !== undefined ? 'viewer' : 'api';
 }
 
 const ACTIONS = new Set<HoldAction>(['continue', 'inject', 'retry', 'abort']);
@@ -76,6 +92,15 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, path:
   const parts = path.split('/').filter((part) => part !== '');
   // parts[0] === 'api'
   const [, resource, id, ...rest] = parts;
+  if (resource === 'runs' && id !== undefined && rest.length === 1 && rest[0] === 'export' && ctx.transfer !== undefined) {
+    if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'not found');
+    const { handleRunExport } = await import('../export/rest-routes.js');
+    return handleRunExport(req, res, id, ctx.transfer);
+  }
+  if (resource === 'runs' && id === 'import' && rest.length === 0 && method === 'POST' && ctx.transfer !== undefined) {
+    const { handleRunImport } = await import('../export/rest-routes.js');
+    return handleRunImport(req, res, ctx.transfer, ctx.maxBody);
+  }
   if (resource === 'runs' && id !== undefined && rest.length === 1 && rest[0] === 'restart') {
     if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'not found');
     if (method !== 'POST') return sendMethodNotAllowed(res, 'POST');
@@ -89,7 +114,8 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, path:
 
   if (resource === 'health' && id === undefined) {
     if (method !== 'GET') return sendMethodNotAllowed(res, 'GET');
-    return sendJson(res, 200, { ok: true, version: ctx.version });
+    const otlp = ctx.otlpStats?.();
+    return sendJson(res, 200, otlp === undefined ? { ok: true, version: ctx.version } : { ok: true, version: ctx.version, otlp });
   }
 
   if (resource === 'runs') {
@@ -133,15 +159,18 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, path:
     if (decision === null || typeof decision !== 'object' || Array.isArray(decision)) {
       return sendError(res, 400, 'the body must be { "action": …, "value"?: … }');
     }
-    const { action, value } = decision as { action?: unknown; value?: unknown };
+    const { action, value, by } = decision as { action?: unknown; value?: unknown; by?: unknown };
+    if (by !== undefined && (typeof by !== 'string' || !BY.test(by))) return sendError(res, 400, 'by must be a short text (1 to 64 characters) naming who decides');
     if (typeof action !== 'string' || !ACTIONS.has(action as HoldAction)) {
       return sendError(res, 400, 'action must be continue, inject, retry or abort');
     }
     if (action === 'inject' && !('value' in decision)) return sendError(res, 400, 'inject needs a value');
+    const held = ctx.recordDecision === undefined ? undefined : ctx.holds.list().find((hold) => hold.holdId === id);
     const result = ctx.holds.decide(id, action as HoldAction, action === 'inject' ? value : undefined);
     if (result === 'unknown') return sendError(res, 404, 'unknown hold');
     if (result === 'decided') return sendError(res, 409, 'this hold was already decided');
     ctx.feed.broadcast({ type: 'hold.decided', holdId: id, action: action as HoldAction });
+    if (held !== undefined) ctx.recordDecision?.(held, action as HoldAction, typeof by === 'string' ? by : decidedBy(req));
     return sendJson(res, 200, { ok: true });
   }
 

@@ -3,13 +3,17 @@ import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
-import type { Breakpoints } from '../report/events.js';
+import type { Breakpoints, Hold, HoldAction } from '../report/events.js';
+import { ObservedRunStore } from '../export/observed-store.js';
+import type { OtlpConfig } from '../export/otlp-config.js';
+import type { OtlpStream } from '../export/otlp-stream.js';
+import type { RunTransfer } from '../export/rest-routes.js';
+import { withDecision } from '../export/run-facts.js';
 import { HoldRegistry } from './holds.js';
 import { sendError, sendMethodNotAllowed } from './http-util.js';
 import { ReporterConnection } from './ingest.js';
 import { LiveFeed } from './live-feed.js';
 import { handleApi } from './rest-api.js';
-import { RunStore } from './run-store.js';
 import { API_CSP, COMMON_HEADERS, LOOPBACK_HOSTS, needsToken, presentedToken, requestAllowed, tokenMatches } from './security.js';
 import { prepareToken } from './token-file.js';
 import { sendAsset, sendIndex } from './viewer-files.js';
@@ -39,6 +43,14 @@ export interface ServeOptions {
    * stalls past it is dropped (Node answers 408 if it can). @default 30000
    */
   requestTimeoutMs?: number;
+  /**
+   * Stream every run to this OTLP/HTTP receiver as it is recorded (see
+   * docs/export.md). OpenTelemetry is loaded only when this is set.
+   * @default undefined (no streaming)
+   */
+  otlp?: OtlpConfig;
+  /** Told, in one line, of OTLP exports that fail and spans dropped. @default stderr */
+  onOtlpWarning?: (line: string) => void;
 }
 
 /** A running debugger server. */
@@ -136,6 +148,13 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   }
   const dataDir = options.dataDir ?? defaultDataDir(env);
   let port = options.port ?? DEFAULT_PORT;
+  const version = options.version ?? '0.0.0';
+  // Loaded before the bind, and only when asked for: OpenTelemetry is on no other path.
+  let otlp: OtlpStream | undefined;
+  if (options.otlp !== undefined) {
+    const { OtlpStream } = await import('../export/otlp-stream.js');
+    otlp = await OtlpStream.start({ config: options.otlp, version, onWarning: options.onOtlpWarning });
+  }
   // Bind first. A start that fails (a busy port: another graphmind is
   // running) must leave that server's data directory as it is: its token,
   // which its reporters read again on every reconnect, and its run logs,
@@ -168,10 +187,10 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     for (const { holdId, action } of holds.releaseRun(runId)) feed.broadcast({ type: 'hold.released', holdId, action });
     feed.broadcast({ type: 'run.deleted', runId });
   };
-  let prepared: { token: string; tokenFile: string | null; store: RunStore; skippedLines: number };
+  let prepared: { token: string; tokenFile: string | null; store: ObservedRunStore; skippedLines: number };
   try {
     const { token: preparedToken, file } = prepareToken(dataDir, env);
-    const runStore = new RunStore({
+    const runStore = new ObservedRunStore({
       dir: join(dataDir, 'runs'),
       maxRuns: options.maxRuns,
       // A run that retention deletes is gone for the viewers too.
@@ -180,9 +199,11 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     prepared = { token: preparedToken, tokenFile: file, store: runStore, skippedLines: runStore.load().skippedLines };
   } catch (error) {
     server.close();
+    void otlp?.close(0);
     throw error;
   }
   const { token, tokenFile, store, skippedLines } = prepared;
+  store.observer = otlp;
   const reporters = new Set<ReporterConnection>();
   const owners = new Map<string, ReporterConnection>();
   let breakpoints: Breakpoints = { pauseOnError: options.pauseOnError ?? true, nodes: {} };
@@ -192,8 +213,55 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   const ingestServer = new WebSocketServer({ ...wsOptions, maxPayload: options.maxIngestPayload ?? 128 * 1024 * 1024 });
   const liveServer = new WebSocketServer({ ...wsOptions, maxPayload: 64 * 1024 });
   const ingestContext = { store, holds, feed, breakpoints: () => breakpoints };
+  const transfer: RunTransfer = {
+    async exportRun(runId, format) {
+      const state = store.get(runId);
+      if (state === undefined) return 'unknown';
+      const { exportRunLog } = await import('../export/export-run.js');
+      // The log is written a moment after the events are applied: wait for it to have them all (at most a second).
+      store.flush();
+      const file = join(store.dir, `${runId}.jsonl`);
+      for (let tries = 0; ; tries++) {
+        const live = state.summary.status === 'running';
+        const exported = await exportRunLog(file, runId, format, { version, live });
+        const caughtUp = !('problem' in exported) && exported.lastSeq >= state.lastSeq && (live || exported.ended);
+        if (caughtUp || tries >= 40) return exported;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    async importRun(log) {
+      if (store.has(log.runId)) return 'exists';
+      if (store.isDeleted(log.runId)) return 'deleted';
+      // Someone else's run is not news to the OTLP stream: it is not sent.
+      store.muted = true;
+      try {
+        for (const event of log.events) store.append(event);
+        const loaded = store.get(log.runId);
+        // A log that does not end with the run's end ends as a stopped server's does: in error, at its last event.
+        if (loaded !== undefined && loaded.summary.status === 'running') store.abandon(log.runId, loaded.lastT);
+      } finally {
+        store.muted = false;
+      }
+      const state = store.get(log.runId);
+      if (state !== undefined) feed.broadcast({ type: 'run.started', run: { ...state.summary } });
+      // Retention trims on the next microtask: an import older than every run kept goes at once.
+      await new Promise((resolve) => setImmediate(resolve));
+      const kept = store.get(log.runId);
+      return kept === undefined ? 'trimmed' : { ...kept.summary };
+    },
+  };
   const apiContext = {
-    version: options.version ?? '0.0.0',
+    version,
+    transfer,
+    otlpStats: () => otlp?.stats(),
+    recordDecision(hold: Hold, action: HoldAction, by: string): void {
+      const state = store.get(hold.runId);
+      if (state === undefined) return;
+      // Said in the run (a run.meta of the server's own, outside the reporter's sequence), so that its log tells who decided.
+      const meta = withDecision(state.meta, { holdId: hold.holdId, action, by, at: new Date().toISOString() });
+      const event = { type: 'run.meta' as const, runId: hold.runId, seq: 0, t: Date.now(), meta };
+      if (store.append(event) !== undefined) feed.broadcastEvent(hold.runId, event);
+    },
     store,
     holds,
     feed,
@@ -285,6 +353,7 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
       server.closeAllConnections();
       await closed;
       await store.close();
+      await otlp?.close();
     },
   };
 }

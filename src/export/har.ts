@@ -1,0 +1,217 @@
+/**
+ * A run as an HTTP Archive (HAR 1.2), for the tools that read one
+ * (browser devtools' network panel, HAR viewers, proxies). Each call is
+ * an entry: its JSON-RPC request POSTed, its answer the response, as
+ * MCP's Streamable HTTP would carry them (200 with the JSON-RPC answer,
+ * 202 for a notification). A stdio session has no HTTP, so the URL is
+ * made up: `mcp://<server>/<method>[/<tool or prompt>]`. What GraphMind
+ * knows beyond that (holds, decisions, whether the debugger changed the
+ * answer) is in each entry's `_graphmind`, a custom field as HAR allows.
+ *
+ * @module
+ */
+import type { Instance } from '../report/events.js';
+import { interventionOf, isNotification, methodOf, msOf, serverInitiated, serverNameOf, targetOf } from './call-shape.js';
+import { decisionsOf, type RunFacts } from './run-facts.js';
+import { isCall, type TraceRun } from './trace-model.js';
+
+/** A HAR name/value pair. */
+interface HarPair {
+  name: string;
+  value: string;
+}
+
+/** One HAR entry (the fields we fill). */
+export interface HarEntry {
+  startedDateTime: string;
+  time: number;
+  request: {
+    method: string;
+    url: string;
+    httpVersion: string;
+    cookies: HarPair[];
+    headers: HarPair[];
+    queryString: HarPair[];
+    postData: { mimeType: string; text: string };
+    headersSize: number;
+    bodySize: number;
+  };
+  response: {
+    status: number;
+    statusText: string;
+    httpVersion: string;
+    cookies: HarPair[];
+    headers: HarPair[];
+    content: { size: number; mimeType: string; text?: string };
+    redirectURL: string;
+    headersSize: number;
+    bodySize: number;
+  };
+  cache: Record<string, never>;
+  timings: { send: number; wait: number; receive: number };
+  comment?: string;
+  _graphmind: Record<string, unknown>;
+}
+
+/** A HAR file. */
+export interface Har {
+  log: {
+    version: '1.2';
+    creator: { name: string; version: string };
+    pages: Array<{ startedDateTime: string; id: string; title: string; pageTimings: { onContentLoad: number; onLoad: number } }>;
+    entries: HarEntry[];
+    comment?: string;
+  };
+}
+
+const JSON_TYPE = 'application/json';
+
+function bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** The answer a call's record stands for, as JSON-RPC. */
+function answerOf(instance: Instance, id: string | number | undefined): Record<string, unknown> {
+  const answer: Record<string, unknown> = { jsonrpc: '2.0' };
+  if (id !== undefined) answer.id = id;
+  if (instance.error !== undefined && typeof instance.error.code === 'number') {
+    const error: Record<string, unknown> = { code: instance.error.code, message: instance.error.message };
+    if (instance.error.data !== undefined) error.data = instance.error.data;
+    answer.error = error;
+  } else if (instance.output !== undefined) {
+    answer.result = instance.output;
+  } else if (instance.error !== undefined) {
+    // Recorded without a JSON-RPC code (no answer came, a handler threw): said in words.
+    answer.error = { code: -32603, message: `${instance.error.name}: ${instance.error.message}` };
+  } else {
+    answer.result = {};
+  }
+  return answer;
+}
+
+/** The request id as the record knows it: from a held frame, as it was (a number stays a number). */
+function idValue(text: string | undefined): string | number | undefined {
+  if (text === undefined) return undefined;
+  return /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text) ? Number(text) : text;
+}
+
+/** Options for {@link runHar}. */
+export interface HarOptions {
+  /** GraphMind's version, for `creator`. */
+  version: string;
+  /** The time taken as "now" for calls still open. @default Date.now() */
+  now?: number;
+}
+
+/** The run as a HAR 1.2 log: one page (the run), one entry per call, in start order. */
+export function runHar(run: TraceRun, facts: RunFacts, options: HarOptions): Har {
+  const now = options.now ?? Date.now();
+  const { summary, meta } = run;
+  const server = serverNameOf(summary, meta);
+  const decisions = decisionsOf(meta);
+  const pageId = summary.runId;
+  const entries: HarEntry[] = [];
+  for (const instance of run.instances) {
+    const node = run.node(instance.nodeId);
+    if (node === undefined || !isCall(run, instance)) continue;
+    const method = methodOf(node);
+    const target = targetOf(method, node, instance.input, summary.source);
+    const name = target.tool ?? target.prompt;
+    const path = `/${method.split('/').map(encodeURIComponent).join('/')}${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
+    const queryString: HarPair[] = target.resourceUri === undefined ? [] : [{ name: 'uri', value: target.resourceUri }];
+    const query = queryString.length === 0 ? '' : `?uri=${encodeURIComponent(target.resourceUri as string)}`;
+    const url = `mcp://${encodeURIComponent(server)}${path}${query}`;
+    const notification = isNotification(method);
+    const id = notification ? undefined : idValue(facts.requestIdOf(instance.instanceId));
+    const request: Record<string, unknown> = { jsonrpc: '2.0' };
+    if (id !== undefined) request.id = id;
+    request.method = method;
+    if (instance.input !== undefined) request.params = instance.input;
+    const requestText = JSON.stringify(request);
+    const startMs = msOf(instance.startedAt);
+    const answered = instance.endedAt !== null;
+    const endMs = answered ? msOf(instance.deliveredAt ?? (instance.endedAt as string)) : now;
+    const time = Math.max(0, endMs - startMs);
+    let status: number;
+    let statusText: string;
+    let content: HarEntry['response']['content'];
+    if (!answered) {
+      status = 0;
+      statusText = 'no answer yet';
+      content = { size: 0, mimeType: JSON_TYPE };
+    } else if (notification) {
+      status = 202;
+      statusText = 'Accepted';
+      content = { size: 0, mimeType: JSON_TYPE };
+    } else {
+      const answerText = JSON.stringify(answerOf(instance, id));
+      status = 200;
+      statusText = 'OK';
+      content = { size: bytes(answerText), mimeType: JSON_TYPE, text: answerText };
+    }
+    const holds = facts.holdsOf(instance.instanceId);
+    const intervention = interventionOf(instance, holds, decisions, now);
+    const graphmind: Record<string, unknown> = {
+      instanceId: instance.instanceId,
+      nodeId: instance.nodeId,
+      direction: serverInitiated(method) ? 'server-to-client' : 'client-to-server',
+      status: instance.status,
+      changedByDebugger: intervention.changed,
+    };
+    if (instance.error !== undefined) graphmind.error = instance.error;
+    if (intervention.change !== undefined) graphmind.change = { action: intervention.change.action, by: intervention.change.by };
+    if (holds.length > 0) {
+      graphmind.heldMs = intervention.heldMs;
+      graphmind.holds = holds.map((hold) => ({
+        holdId: hold.holdId,
+        gate: hold.gate,
+        ...(hold.reason === undefined ? {} : { reason: hold.reason }),
+        openedAt: new Date(hold.openedAt).toISOString(),
+        ...(hold.releasedAt === undefined ? {} : { releasedAt: new Date(hold.releasedAt).toISOString() }),
+        ...(hold.action === undefined ? {} : { action: hold.action, by: decisions.get(hold.holdId)?.by ?? 'unknown' }),
+        ...(hold.givenUp === undefined ? {} : { givenUp: hold.givenUp }),
+      }));
+    }
+    if (instance.attempts !== undefined) graphmind.attempts = instance.attempts;
+    const entry: HarEntry = {
+      startedDateTime: new Date(startMs).toISOString(),
+      time,
+      request: {
+        method: 'POST',
+        url,
+        httpVersion: 'HTTP/1.1',
+        cookies: [],
+        headers: [{ name: 'Content-Type', value: JSON_TYPE }],
+        queryString,
+        postData: { mimeType: JSON_TYPE, text: requestText },
+        headersSize: -1,
+        bodySize: bytes(requestText),
+      },
+      response: {
+        status,
+        statusText,
+        httpVersion: 'HTTP/1.1',
+        cookies: [],
+        headers: content.text === undefined ? [] : [{ name: 'Content-Type', value: JSON_TYPE }],
+        content,
+        redirectURL: '',
+        headersSize: -1,
+        bodySize: content.size,
+      },
+      cache: {},
+      timings: { send: 0, wait: time, receive: 0 },
+      _graphmind: graphmind,
+    };
+    if (id === undefined && !notification) entry.comment = 'The JSON-RPC id of this request was not recorded (only held frames show it).';
+    entries.push(entry);
+  }
+  return {
+    log: {
+      version: '1.2',
+      creator: { name: 'graphmind-ai', version: options.version },
+      pages: [{ startedDateTime: summary.startedAt, id: pageId, title: `${summary.source} ${server} (${summary.runId})`, pageTimings: { onContentLoad: -1, onLoad: -1 } }],
+      entries: entries.map((entry) => Object.assign(entry, { pageref: pageId })),
+      comment: `GraphMind run ${summary.runId}: ${summary.name}, ${summary.status}`,
+    },
+  };
+}

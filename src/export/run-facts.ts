@@ -1,0 +1,187 @@
+/**
+ * What a run's record says beyond its {@link Run}: the holds of each call
+ * (a run keeps only the calls, the hold events are history in its log),
+ * the JSON-RPC id a held frame showed, and who decided each hold (the
+ * server's `decisions` meta). Exporters read these to tell, in a trace or
+ * a HAR file, what the debugger did to a call.
+ *
+ * @module
+ */
+import type { GatePoint, HoldAction, Instance, InstanceError, NodeStatus, RunEvent } from '../report/events.js';
+
+/** The meta key under which the server lists who decided each hold (see {@link decisionsOf}). */
+export const DECISIONS_META_KEY = 'decisions';
+
+/** Most decisions the server lists in a run's meta; older ones are dropped first. */
+export const MAX_DECISIONS = 1000;
+
+/** Who decided a hold, as the server recorded it when the decision came (`POST /api/holds/:holdId`). */
+export interface DecisionRecord {
+  holdId: string;
+  action: HoldAction;
+  /** `viewer`, `api`, `graphmind mcp`, or what the caller named itself. */
+  by: string;
+  /** ISO 8601. */
+  at: string;
+}
+
+/** One hold of a call, from its `hold.opened` to its `hold.released`. */
+export interface HoldRecord {
+  holdId: string;
+  instanceId: string;
+  nodeId: string;
+  gate: GatePoint;
+  method: string;
+  /** `breakpoint`, `error` or `loop`, when the reporter said. */
+  reason?: string;
+  /** The held frame's JSON-RPC id as text (numbers as JSON writes them), when it had one. */
+  requestId?: string;
+  /** Milliseconds since the epoch. */
+  openedAt: number;
+  releasedAt?: number;
+  /** How the frame went on. */
+  action?: HoldAction;
+  /** Why its requester gave up on it, if it did. */
+  givenUp?: string;
+  /**
+   * For an answer held at an after or error gate: how the call had ended
+   * when it was held, before anyone decided (a decision may replace it).
+   */
+  heldOutcome?: { status: NodeStatus; error?: InstanceError };
+}
+
+/** The JSON-RPC id of a held frame, as text; undefined for none or `null` (the conventions record neither). */
+function requestIdOf(frame: unknown): string | undefined {
+  if (frame === null || typeof frame !== 'object') return undefined;
+  const id = (frame as { id?: unknown }).id;
+  if (typeof id === 'string') return id;
+  if (typeof id === 'number' && Number.isFinite(id)) return JSON.stringify(id);
+  return undefined;
+}
+
+/**
+ * The holds of a run, gathered from its events. Feed it every event after
+ * the run itself has applied it (`instanceOf` then sees the call as the
+ * event left it).
+ */
+export class RunFacts {
+  readonly #holds = new Map<string, HoldRecord>();
+  readonly #byInstance = new Map<string, HoldRecord[]>();
+  /** Holds open right now, per instance. */
+  readonly #open = new Map<string, number>();
+  /** JSON-RPC ids seen in held frames, per instance. */
+  readonly #requestIds = new Map<string, string>();
+
+  /** Take one event; `instanceOf` finds a call of the run as it is now. */
+  apply(event: RunEvent, instanceOf: (instanceId: string) => Instance | undefined): void {
+    switch (event.type) {
+      case 'hold.opened': {
+        if (this.#holds.has(event.holdId)) return;
+        const hold: HoldRecord = {
+          holdId: event.holdId,
+          instanceId: event.instanceId,
+          nodeId: event.nodeId,
+          gate: event.gate,
+          method: event.method,
+          openedAt: event.t,
+        };
+        if (typeof event.reason === 'string') hold.reason = event.reason;
+        const requestId = requestIdOf(event.frame);
+        if (requestId !== undefined) {
+          hold.requestId = requestId;
+          if (!this.#requestIds.has(event.instanceId)) this.#requestIds.set(event.instanceId, requestId);
+        }
+        const instance = instanceOf(event.instanceId);
+        if (event.gate !== 'before' && instance !== undefined && instance.status !== 'open') {
+          hold.heldOutcome = instance.error === undefined ? { status: instance.status } : { status: instance.status, error: instance.error };
+        }
+        this.#holds.set(event.holdId, hold);
+        let list = this.#byInstance.get(event.instanceId);
+        if (list === undefined) this.#byInstance.set(event.instanceId, (list = []));
+        list.push(hold);
+        this.#open.set(event.instanceId, (this.#open.get(event.instanceId) ?? 0) + 1);
+        return;
+      }
+      case 'hold.updated': {
+        const hold = this.#holds.get(event.holdId);
+        if (hold !== undefined && hold.releasedAt === undefined) hold.givenUp = event.givenUp;
+        return;
+      }
+      case 'hold.released': {
+        const hold = this.#holds.get(event.holdId);
+        if (hold === undefined || hold.releasedAt !== undefined) return;
+        hold.releasedAt = event.t;
+        hold.action = event.action;
+        this.#closeOne(hold.instanceId);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** The run ended: holds still open were let go with it (their reporter is gone). */
+  endAll(t: number): void {
+    for (const hold of this.#holds.values()) {
+      if (hold.releasedAt !== undefined) continue;
+      hold.releasedAt = t;
+      this.#closeOne(hold.instanceId);
+    }
+  }
+
+  /** Is a frame of this call held right now? */
+  isHeld(instanceId: string): boolean {
+    return this.#open.has(instanceId);
+  }
+
+  /** The holds of a call, in the order they opened. */
+  holdsOf(instanceId: string): readonly HoldRecord[] {
+    return this.#byInstance.get(instanceId) ?? [];
+  }
+
+  /** The call's JSON-RPC id, when a held frame of it showed one. */
+  requestIdOf(instanceId: string): string | undefined {
+    return this.#requestIds.get(instanceId);
+  }
+
+  /** Forget a call whose facts were used (a live run's call, sent on its way). */
+  forget(instanceId: string): void {
+    const list = this.#byInstance.get(instanceId);
+    if (list !== undefined) for (const hold of list) this.#holds.delete(hold.holdId);
+    this.#byInstance.delete(instanceId);
+    this.#requestIds.delete(instanceId);
+    this.#open.delete(instanceId);
+  }
+
+  #closeOne(instanceId: string): void {
+    const open = (this.#open.get(instanceId) ?? 1) - 1;
+    if (open <= 0) this.#open.delete(instanceId);
+    else this.#open.set(instanceId, open);
+  }
+}
+
+/** The decisions a run's meta lists ({@link DECISIONS_META_KEY}), by hold id; malformed entries are skipped. */
+export function decisionsOf(meta: Record<string, unknown>): Map<string, DecisionRecord> {
+  const out = new Map<string, DecisionRecord>();
+  const list = meta[DECISIONS_META_KEY];
+  if (!Array.isArray(list)) return out;
+  for (const item of list) {
+    if (item === null || typeof item !== 'object') continue;
+    const { holdId, action, by, at } = item as Record<string, unknown>;
+    if (typeof holdId !== 'string' || typeof action !== 'string' || typeof by !== 'string' || typeof at !== 'string') continue;
+    out.set(holdId, { holdId, action: action as HoldAction, by, at });
+  }
+  return out;
+}
+
+/**
+ * The meta that records one more decision: the run's list with `decision`
+ * appended (the newest {@link MAX_DECISIONS} kept). The server appends it
+ * to the run as a `run.meta` event of its own (sequence 0), so the run's
+ * log says who decided what, for exports made later from that log.
+ */
+export function withDecision(meta: Record<string, unknown>, decision: DecisionRecord): Record<string, unknown> {
+  const list = Array.isArray(meta[DECISIONS_META_KEY]) ? (meta[DECISIONS_META_KEY] as unknown[]) : [];
+  const next = [...list, decision];
+  return { [DECISIONS_META_KEY]: next.length > MAX_DECISIONS ? next.slice(next.length - MAX_DECISIONS) : next };
+}
