@@ -21,6 +21,9 @@ export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 /** Spans waiting to be sent, at most; more are dropped (and counted). */
 export const DEFAULT_MAX_QUEUE = 8192;
 
+/** How long one export may take, retries included, unless `OTEL_EXPORTER_OTLP_TIMEOUT` says (the specification's default). */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
 /** Where and how to stream. */
 export interface OtlpConfig {
   /** The full URL spans are POSTed to (ends in `/v1/traces` unless the signal endpoint said otherwise). */
@@ -29,6 +32,8 @@ export interface OtlpConfig {
   protocol: OtlpProtocol;
   /** Spans waiting to be sent, at most. */
   maxQueue: number;
+  /** How long one export may take, retries included (`OTEL_EXPORTER_OTLP_TIMEOUT`), ms. */
+  timeoutMs: number;
 }
 
 /** The serve flags about OTLP. */
@@ -137,7 +142,10 @@ export function resolveOtlpConfig(flags: OtlpFlags, env: NodeJS.ProcessEnv): Otl
   }
   const maxQueue = flags.maxQueue ?? DEFAULT_MAX_QUEUE;
   if (!Number.isSafeInteger(maxQueue) || maxQueue < 1) return '--otlp-max-queue must be a positive whole number of spans';
-  return { url, headers, protocol: protocol as OtlpProtocol, maxQueue };
+  const timeoutText = value(env, 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT') ?? value(env, 'OTEL_EXPORTER_OTLP_TIMEOUT');
+  const timeoutMs = timeoutText === undefined ? DEFAULT_TIMEOUT_MS : Number(timeoutText);
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) return `OTEL_EXPORTER_OTLP_TIMEOUT must be a positive whole number of milliseconds, not ${JSON.stringify(timeoutText)}`;
+  return { url, headers, protocol: protocol as OtlpProtocol, maxQueue, timeoutMs };
 }
 
 /** The endpoint as messages show it: no credentials, no query. */

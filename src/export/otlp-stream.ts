@@ -57,8 +57,6 @@ export interface OtlpStreamOptions {
   intervalMs?: number;
   /** Spans per export request. @default 512 */
   batchSize?: number;
-  /** An export that takes longer fails. @default 10000 */
-  timeoutMs?: number;
   /** The exporter; made from `config` when not given (tests give their own). */
   exporter?: SpanExporter;
 }
@@ -87,8 +85,8 @@ interface LiveRun {
 }
 
 /** Make the exporter for `config`, loading only the package its protocol needs. */
-export async function createExporter(config: OtlpConfig, timeoutMs = 10_000): Promise<SpanExporter> {
-  const options = { url: config.url, headers: { ...config.headers }, timeoutMillis: timeoutMs, concurrencyLimit: 2 };
+export async function createExporter(config: OtlpConfig): Promise<SpanExporter> {
+  const options = { url: config.url, headers: { ...config.headers }, timeoutMillis: config.timeoutMs, concurrencyLimit: 2 };
   if (config.protocol === 'http/json') {
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
     return new OTLPTraceExporter(options);
@@ -131,7 +129,7 @@ export class OtlpStream implements RunObserver {
 
   /** A stream with its exporter made. */
   static async start(options: OtlpStreamOptions): Promise<OtlpStream> {
-    return new OtlpStream(options, options.exporter ?? (await createExporter(options.config, options.timeoutMs)));
+    return new OtlpStream(options, options.exporter ?? (await createExporter(options.config)));
   }
 
   applied(state: RunState, event: RunEvent): void {
