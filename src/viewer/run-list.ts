@@ -258,10 +258,10 @@ export class RunList {
         void this.#deleteAll(total.map((run) => run.runId));
       },
       confirming ? 'btn small danger' : 'btn small ghost del',
-      confirming ? `Click again to delete all ${total.length} runs of this connection` : 'Delete the runs of this connection',
+      confirming ? `Click again to delete ${total.length === 1 ? 'the 1 run' : `all ${plural(total.length, 'run')}`} of this connection` : 'Delete the runs of this connection',
     );
     setAttr(del, 'data-action', 'delete-group');
-    setAttr(del, 'aria-label', confirming ? `Delete all ${total.length} runs of this connection? Click again to confirm` : 'Delete the runs of this connection');
+    setAttr(del, 'aria-label', confirming ? `Delete ${total.length === 1 ? 'the 1 run' : `all ${plural(total.length, 'run')}`} of this connection? Click again to confirm` : 'Delete the runs of this connection');
     const top = el('div', { class: 'group-top' }, head, del);
     const li = el('li', { class: `run-group status-${status}${open ? ' open' : ''}${selected !== undefined ? ' has-selected' : ''}` }, top);
     setAttr(li, 'data-group-id', id);
