@@ -207,6 +207,7 @@ async function viaYargs(args: string[]): Promise<ProxyFlags | { error: string }>
       'max-frame-bytes': flags['max-frame-bytes'],
       port: flags.port,
       'data-dir': flags['data-dir'],
+      watch: flags.watch,
     };
   } catch (error) {
     return { error: (error as Error).message };
@@ -234,6 +235,8 @@ const FAST_FORMS: string[][] = [
   ['--data-dir', '/tmp/graphmind data'],
   ['--data-dir=/srv/graphmind'],
   ['--port', '4800', '--data-dir', 'relative/dir', '--trace'],
+  ['--watch', 'src'],
+  ['--watch=src,lib/x.js', '--port', '4800'],
 ];
 
 t.test('fast flag parser: each form it reads gives the values yargs gives', async (t) => {
@@ -250,6 +253,7 @@ t.test('fast flag parser: each form it reads gives the values yargs gives', asyn
     'max-frame-bytes': 64 * 1024 * 1024,
     port: 4747,
     'data-dir': undefined,
+    watch: undefined,
   }, 'the defaults');
   t.same(parseProxyFlags(['--trace', '--port=4748', '--max-frame-bytes', '10', '--data-dir', '/d'])?.flags, {
     trace: true,
@@ -258,6 +262,7 @@ t.test('fast flag parser: each form it reads gives the values yargs gives', asyn
     'max-frame-bytes': 10,
     port: 4748,
     'data-dir': '/d',
+    watch: undefined,
   });
 });
 

@@ -483,7 +483,7 @@ export class Reporter extends EventEmitter {
       // Only a debugger that is behind (or absent) makes the buffer drop.
       // A hold is somebody waiting at a breakpoint: it goes at once, with
       // everything before it.
-      const urgent = event.type === 'hold.opened' || event.type === 'hold.released';
+      const urgent = event.type === 'hold.opened' || event.type === 'hold.released' || event.type === 'hold.updated';
       if ((urgent || this.#size >= MAX_BATCH) && (this.#ws?.bufferedAmount ?? 0) <= this.#maxInFlight) this.#drain();
       if (!this.#drainScheduled && this.#size > 0) this.#scheduleDrain();
     }
