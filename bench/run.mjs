@@ -9,7 +9,9 @@
 //   BENCH_QUICK=1    a fast smoke run: far fewer calls, every scenario still runs
 //   BENCH_SEQ_WARMUP_MS, BENCH_PIPE_WARMUP_MS  the least warm-up of the sequential
 //                    and pipelined scenarios, in ms (default 1500 each; 0: by count only)
-//   BENCH_ONLY=proxy|adapter  only the proxy's scenarios, or only the adapter's (default both)
+//   BENCH_ONLY=proxy|adapter|restart  only the proxy's relay scenarios, the adapter's, or the
+//                    restart figure (default all three)
+//   BENCH_ONLY=http  only graphmind http-proxy against a direct connection (also run by default)
 //
 // Exit status is non-zero only when something breaks (missing reply, wrong
 // id, crash, hang); a missed goal is reported, never fatal.
@@ -24,6 +26,8 @@ import * as pipelined from './scenarios/pipelined.mjs';
 import * as large from './scenarios/large.mjs';
 import * as hugeRss from './scenarios/huge-rss.mjs';
 import * as adapterBench from './scenarios/adapter.mjs';
+import * as httpBench from './scenarios/http.mjs';
+import * as restartBench from './scenarios/restart.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 5));
@@ -36,7 +40,7 @@ function warmupMs(name) {
 }
 const SEQ_WARMUP_MS = warmupMs('BENCH_SEQ_WARMUP_MS');
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'proxy', 'adapter'].includes(ONLY)) throw new Error('BENCH_ONLY must be proxy or adapter');
+if (!['', 'proxy', 'adapter', 'restart', 'http'].includes(ONLY)) throw new Error('BENCH_ONLY must be proxy, adapter, restart or http');
 /** The adapter scenario: calls per run, warm-up per run (ms), and the SDK generations it runs. */
 const ADAPTER = QUICK ? { calls: 500, warmupMs: 200 } : { calls: 10000, warmupMs: 1000 };
 const ADAPTER_SDKS = ['1', '2'];
@@ -139,8 +143,10 @@ async function main() {
   serve = await startServe(dataDir);
   attachD(serve.port, dataDir);
   try {
-    if (ONLY !== 'adapter') await measure();
-    if (ONLY !== 'proxy') await measureAdapter(dataDir);
+    if (ONLY === '' || ONLY === 'proxy') await measure();
+    if (ONLY === '' || ONLY === 'adapter') await measureAdapter(dataDir);
+    if (ONLY === '' || ONLY === 'restart') await measureRestart(dataDir);
+    if (ONLY === '' || ONLY === 'http') await measureHttp(dataDir);
   } finally {
     log(`graphmind serve peak RSS during the bench: ${(peakRss(serve.pid) / 1024 / 1024).toFixed(1)} MiB`);
     await serve.stop();
@@ -322,6 +328,102 @@ async function measureAdapter(dataDir) {
   process.stdout.write(out.join('\n'));
   const file = fileURLToPath(new URL('./adapter-results.json', import.meta.url));
   writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: cpus().length, rounds: ROUNDS, quick: QUICK, options: ADAPTER, perRound, goals }, null, 2) + '\n');
+}
+
+/** Restarts per proxy session in a round of the restart figure. */
+const RESTARTS = QUICK ? 2 : 5;
+
+/**
+ * The restart figure: from saving the server's file to the first answer
+ * from the new server, through `mcp-proxy --watch`, with no debugger (C)
+ * and reporting to this bench's graphmind serve (D); the proxy's added time
+ * is that, less the watcher's debounce and the server's own start-up (see
+ * scenarios/restart.mjs). Medians over every restart of every round.
+ */
+async function measureRestart(dataDir) {
+  const started = Date.now();
+  const configs = {
+    C: { label: 'C no debugger', flags: ['--port', '1'], env: { GRAPHMIND_DISABLED: '1' } },
+    // The host calls `version` until the new code answers: polled on purpose, not a loop to hold.
+    D: { label: 'D graphmind serve', flags: ['--port', String(serve.port)], env: { GRAPHMIND_DATA_DIR: dataDir, GRAPHMIND_LOOP_ALLOW: 'version' } },
+  };
+  const raw = { C: [], D: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const key of ['C', 'D']) {
+      log(`round ${round}/${ROUNDS}  ${restartBench.name.padEnd(10)} ${configs[key].label}: ${RESTARTS} restarts`);
+      raw[key].push(...(await restartBench.round({ restarts: RESTARTS, flags: configs[key].flags, env: configs[key].env })));
+      if (key === 'D') await serve.clearRuns().catch((error) => log(`could not clear runs: ${error?.message ?? error}`));
+    }
+  }
+  const ms = (v) => `${Math.round(v)} ms`;
+  const figures = {};
+  const lines = [];
+  for (const key of ['C', 'D']) {
+    const rows = raw[key];
+    const ready = rows.map((r) => r.proxyReadyMs).filter((v) => v !== null);
+    // The server's start-up as the goal means it (spawn → initialize answered, from outside): the new
+    // server's own figure (its start → that answer) plus what a launch costs before a process starts
+    // (exec, Node's early boot: outside − inside of the same file started alone, median).
+    const launch = median(rows.map((r) => r.alone.outside - r.alone.inside));
+    const added = rows.map((r) => r.total - restartBench.DEBOUNCE_MS - (r.startup + launch));
+    figures[key] = {
+      totalMs: median(rows.map((r) => r.total)),
+      startupMs: median(rows.map((r) => r.startup)) + launch,
+      launchMs: launch,
+      aloneMs: median(rows.map((r) => r.alone.outside)),
+      addedMs: median(added),
+      addedP90Ms: percentile(added, 90),
+      beforeMs: median(rows.map((r) => r.before)) - launch,
+      afterMs: median(rows.map((r) => r.after)),
+      proxyReadyMs: ready.length > 0 ? median(ready) : null,
+      restarts: rows.length,
+    };
+    const f = figures[key];
+    lines.push(
+      `${configs[key].label.padEnd(18)} save → new answer ${ms(f.totalMs)} = debounce ${restartBench.DEBOUNCE_MS} ms + the new server's start-up ${ms(f.startupMs)} + added ${ms(f.addedMs)} (p90 ${ms(f.addedP90Ms)})`,
+      `${''.padEnd(18)} added: ~${ms(f.beforeMs)} before the new server was spawned (the watcher's latency, stopping the old one), ~${ms(f.afterMs)} after it answered initialize (the rest of the replay, the first call's round trip)`,
+      `${''.padEnd(18)} the same file started alone: ${ms(f.aloneMs)} spawn → initialize answered (of which ${ms(f.launchMs)} before its process started) · the proxy's "ready in" ${f.proxyReadyMs === null ? 'n/a' : ms(f.proxyReadyMs)}`,
+      `${''.padEnd(18)} added per restart, ms: ${added.map((v) => Math.round(v)).join(' ')}`,
+    );
+  }
+  const goal = { goal: "restart: proxy's added time < 50 ms", value: figures.C.addedMs, ok: figures.C.addedMs < 50, shown: ms(figures.C.addedMs) };
+  const out = [
+    '',
+    `graphmind mcp-proxy restart bench — ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${cpus().length} cores, ${ROUNDS} round(s) × ${RESTARTS} restarts${QUICK ? ', QUICK' : ''}, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    'an SDK 1.x McpServer behind mcp-proxy --watch; the host has initialized and listed the tools. Medians over every restart.',
+    "added = (save → first answer from the new server) − the 200 ms debounce − the new server's start-up (spawn → initialize answered: its own figure, from its process start, plus a launch's cost before that, measured alone)",
+    '',
+    ...lines,
+    '',
+    `${goal.ok ? 'PASS' : 'MISS'}  ${goal.goal.padEnd(40)} ${goal.shown}`,
+    '',
+  ];
+  process.stdout.write(out.join('\n'));
+  const file = fileURLToPath(new URL('./restart-results.json', import.meta.url));
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: cpus().length, rounds: ROUNDS, restartsPerRound: RESTARTS, quick: QUICK, figures, raw, goal }, null, 2) + '\n');
+}
+
+/**
+ * graphmind http-proxy against a direct connection to a real SDK
+ * Streamable HTTP server (scenarios/http.mjs): sequential p50 and
+ * concurrent calls/s, side by side, for ROUNDS rounds.
+ */
+async function measureHttp(dataDir) {
+  const started = Date.now();
+  const recordingEnv = { GRAPHMIND_URL: `ws://127.0.0.1:${serve.port}/ingest`, GRAPHMIND_DATA_DIR: dataDir };
+  const clear = () => serve.clearRuns().catch((error) => log(`could not clear runs: ${error?.message ?? error}`));
+  const { lines, goals, figures } = await httpBench.measure({ rounds: ROUNDS, quick: QUICK, log, recordingEnv, afterRecording: clear });
+  const out = [
+    '',
+    `graphmind http-proxy bench — ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${cpus().length} cores, ${ROUNDS} round(s)${QUICK ? ', QUICK' : ''}, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    ...lines,
+    '',
+    ...goals.map((g) => `${g.ok ? 'PASS' : 'MISS'}  ${g.goal.padEnd(48)} ${g.shown}`),
+    '',
+  ];
+  process.stdout.write(out.join('\n'));
+  const file = fileURLToPath(new URL('./http-results.json', import.meta.url));
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: cpus().length, rounds: ROUNDS, quick: QUICK, figures, goals }, null, 2) + '\n');
 }
 
 main().catch((error) => {

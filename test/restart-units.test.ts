@@ -85,19 +85,16 @@ t.test('SessionMemory keeps what the host set up, as the host sent it', async (t
   see(wire.host('not json'));
   t.strictSame([...memory.lists.keys()].sort(), ['resources', 'tools']);
   t.match(memory.logLevel?.toString(), /debug/);
-  t.equal(memory.discover, undefined);
 });
 
-t.test('SessionMemory in the 2026-07-28 era: server/discover, and the list requests carry the version', async (t) => {
+t.test('SessionMemory in the 2026-07-28 era: no handshake, and the list requests carry the version', async (t) => {
   const wire = new Wire();
   const memory = new SessionMemory();
   const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
-  const discover = wire.host({ id: 'd', method: 'server/discover', params: { _meta: meta } });
-  memory.observe(discover);
+  memory.observe(wire.host({ id: 'd', method: 'server/discover', params: { _meta: meta } }));
   memory.observe(wire.server({ id: 'd', result: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } } }));
-  t.equal(memory.discover?.toString(), discover.raw.toString(), 'server/discover kept');
-  t.strictSame(memory.capabilities, { tools: {} }, 'capabilities from its answer');
-  t.equal(memory.initialize, undefined, 'no initialize');
+  t.equal(memory.initialize, undefined, 'no initialize (server/discover is not one)');
+  t.equal(memory.initialized, undefined);
   const list = wire.host({ id: 1, method: 'tools/list', params: { _meta: meta } });
   memory.observe(list);
   memory.observe(wire.server({ id: 1, result: { tools: [{ name: 't' }], resultType: 'complete' } }));

@@ -99,7 +99,10 @@ class LineTap {
  * host had fetched are fetched again (ids of ours) and compared by name.
  *
  * A session that never sent `initialize` (the 2026-07-28 era, where each
- * request carries its own protocol version) needs nothing replayed.
+ * request carries its own protocol version) needs no handshake: its lists
+ * are fetched again with the host's own requests (which name the version),
+ * and a change is not announced (that era delivers it on a
+ * `subscriptions/listen` stream, which the restart ended).
  */
 export async function replayHandshake(peer: ReplayPeer, memory: SessionMemory, generation: number, answerMs = REPLAY_ANSWER_MS): Promise<ReplayResult> {
   const started = Date.now();
@@ -131,10 +134,7 @@ export async function replayHandshake(peer: ReplayPeer, memory: SessionMemory, g
     if (memory.initialized !== undefined) peer.stdin.write(memory.initialized);
     await ask(memory.logLevel, 'logging/setLevel');
     for (const subscribe of memory.subscriptions.values()) await ask(subscribe, 'resources/subscribe');
-    // The 2026-07-28 era has no initialize: what the new server can do is asked the way the host asked it.
-    const described = init ?? (memory.discover === undefined ? undefined : await ask(memory.discover, 'server/discover'));
-    const capabilities = described !== undefined && record(described.result) && record(described.result.capabilities) ? described.result.capabilities : memory.capabilities;
-    if (described !== undefined && record(capabilities)) memory.capabilities = capabilities;
+    const capabilities = init !== undefined && record(init.result) && record(init.result.capabilities) ? init.result.capabilities : memory.capabilities;
     const changed: Array<{ kind: ListKind; announced: boolean }> = [];
     for (const kind of LISTS) {
       const known = memory.lists.get(kind);
@@ -146,7 +146,8 @@ export async function replayHandshake(peer: ReplayPeer, memory: SessionMemory, g
       if (names.join('\u0000') === known.join('\u0000')) continue;
       memory.lists.set(kind, names);
       const declared = record(capabilities) ? capabilities[kind] : undefined;
-      changed.push({ kind, announced: record(declared) && declared.listChanged === true });
+      // The 2026-07-28 era (no initialize) delivers list changes only on a subscriptions/listen stream, which a restart ends: not announced.
+      changed.push({ kind, announced: memory.initialize !== undefined && record(declared) && declared.listChanged === true });
     }
     const rest = tap.detach();
     return { ok: true, rest, changed, ms: Date.now() - started };

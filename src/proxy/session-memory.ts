@@ -45,9 +45,7 @@ export class SessionMemory {
   logLevel: Buffer | undefined;
   /** Subscribed resource URIs, each with its `resources/subscribe` request. */
   readonly subscriptions = new Map<string, Buffer>();
-  /** The host's `server/discover` request (the 2026-07-28 era's way to learn what the server can do), as it came. */
-  discover: Buffer | undefined;
-  /** The server's capabilities, from its answer to `initialize` (or to `server/discover`). */
+  /** The server's capabilities, from its answer to `initialize`. */
   capabilities: Record<string, unknown> | undefined;
   /** The names in the last first page of each list the host fetched (what it knows of). */
   readonly lists = new Map<ListKind, string[]>();
@@ -75,9 +73,6 @@ export class SessionMemory {
       case 'initialize':
         this.initialize = keep(frame);
         break;
-      case 'server/discover':
-        this.discover = keep(frame);
-        break;
       case 'logging/setLevel':
         this.logLevel = keep(frame);
         break;
@@ -97,7 +92,7 @@ export class SessionMemory {
 
   #answer(frame: Frame, request: Frame): void {
     const method = request.method;
-    if (method === 'initialize' || method === 'server/discover') {
+    if (method === 'initialize') {
       const result = messageOf(frame)?.result;
       if (record(result) && record(result.capabilities)) this.capabilities = result.capabilities;
       return;

@@ -61,6 +61,10 @@ export const api = {
   breakpoints: (): Promise<Breakpoints> => json('GET', '/api/breakpoints'),
   putBreakpoints: (breakpoints: Breakpoints): Promise<Breakpoints> => json('PUT', '/api/breakpoints', breakpoints),
   holds: (): Promise<Hold[]> => json('GET', '/api/holds'),
+  /** Ask the proxy of a live run to restart its server (202: under way; 404 unknown run; 409 not a live proxy run). */
+  async restartServer(runId: string): Promise<void> {
+    await call('POST', `${runPath(runId)}/restart`);
+  },
   async decide(holdId: string, action: HoldAction, value?: unknown): Promise<void> {
     await call('POST', `/api/holds/${encodeURIComponent(holdId)}`, action === 'inject' ? { action, value } : { action });
   },

@@ -7,6 +7,7 @@ import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js
 import { callMatches, finding, words, type FindQuery } from './find.js';
 import { clock, duration, plural, preview, span } from './format.js';
 import { jsonBlock } from './json-view.js';
+import { generationOf, restartsOf } from './restarts.js';
 import { STDOUT_NOISE_NODE_ID, SESSION_NODE_ID, isContainer, kindText, runEnded, shownState, type RunModel } from './run-model.js';
 import { heldByInstance } from './timeline.js';
 import type { Store } from './store.js';
@@ -220,6 +221,12 @@ export class NodeDetail {
       if (tries > 0) body.appendChild(this.#attempts(instance));
       if (instance.error !== undefined) body.appendChild(jsonBlock(tries > 0 ? `error (${ordinal(tries + 1)} answer)` : 'error', instance.error, true, 'error'));
       if (instance.output !== undefined) body.appendChild(jsonBlock(tries > 0 ? `output (${ordinal(tries + 1)} answer)` : 'output', instance.output));
+      // In a run whose server was restarted: which of its servers answered.
+      const generation = generationOf(instance, restartsOf(this.store.run));
+      if (generation !== undefined) {
+        const answeredBy = generation === 0 ? 'Answered by the first server (before any restart).' : `Answered by server generation ${generation} (started by restart #${generation}).`;
+        body.appendChild(el('p', { class: 'muted generation', text: answeredBy }));
+      }
       const waiting = unfinished ? UNFINISHED_TEXT : 'Waiting for an answer…';
       const note = unfinished ? 'muted unfinished-note' : 'muted';
       if (instance.input === undefined && instance.output === undefined && instance.error === undefined) {

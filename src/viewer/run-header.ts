@@ -5,6 +5,7 @@ import { el, safeLink, setAttr, setChildren } from './dom.js';
 import { ExportMenu } from './export-menu.js';
 import { cut, duration, plural, span, when } from './format.js';
 import { jsonBlock } from './json-view.js';
+import { RestartControl } from './restarts.js';
 import type { RunModel } from './run-model.js';
 import type { Store } from './store.js';
 
@@ -52,9 +53,12 @@ export class RunHeader {
   #duration: HTMLElement | null = null;
   /** The Export button and its menu (JSONL, HAR, OTLP JSON). */
   readonly #export = new ExportMenu();
+  /** The Restart server button and the run's restarts. */
+  readonly #restarts: RestartControl;
 
   constructor(private readonly store: Store) {
     this.element = el('section', { class: 'run-header' });
+    this.#restarts = new RestartControl(store);
   }
 
   render(): void {
@@ -116,6 +120,7 @@ export class RunHeader {
       this.element,
       title,
       el('div', { class: 'run-facts muted' }, ...facts, ...links, jsonBlock('meta', meta, false, 'meta')),
+      this.#restarts.render(run),
       run.droppedEvents > 0 ? el('p', { class: 'warn-text', text: `${plural(run.droppedEvents, 'event was', 'events were')} dropped by the reporter while the debugger was away or behind.` }) : null,
       run.hinted.size > 0
         ? el('p', { class: 'hint hint-summary', text: `What the server registered (${hintCounts(run)}) is drawn grey: nothing has called it in this run. Each call is a run of its own, listed with this connection.` })

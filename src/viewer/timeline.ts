@@ -9,6 +9,7 @@ import { callView, holdBadge, requestIdChip, tookText, tookTitle, waitingText } 
 import { clickable, el, setAttr, tickTimes } from './dom.js';
 import { callMatches, finding, isCall, logMatches, words, type FindQuery } from './find.js';
 import { clock, cut, plural, preview } from './format.js';
+import { isRestartLine } from './restarts.js';
 import { SESSION_NODE_ID, STDOUT_NOISE_NODE_ID, shownState, type RunModel, type TimelineItem } from './run-model.js';
 import type { Store } from './store.js';
 import { VirtualList } from './virtual-list.js';
@@ -153,11 +154,13 @@ export class Timeline {
   #row(item: TimelineItem): HTMLElement {
     if (item.kind === 'log') {
       const { log } = item;
+      // A restart of the server is a marker across the timeline: what comes after it ran on the new server.
+      const restart = isRestartLine(log);
       return el(
         'div',
-        { class: `tl tl-log stream-${log.stream === 'stderr' ? 'stderr' : 'other'}` },
+        { class: `tl tl-log stream-${log.stream === 'stderr' ? 'stderr' : 'other'}${restart ? ' tl-restart' : ''}` },
         el('span', { class: 'tl-time', text: clock(log.at) }),
-        el('span', { class: 'tl-tag', text: log.stream }),
+        el('span', { class: 'tl-tag', text: restart ? '⟳ restart' : log.stream }),
         el('span', { class: 'tl-text', text: log.text }),
       );
     }
