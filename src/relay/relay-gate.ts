@@ -78,7 +78,8 @@ export class RelayGate implements FrameGate {
   /**
    * The relay whose writers answer senders and re-send requests. When its
    * host side ends (the proxy's stdin), the holds of the host's requests
-   * still open are reported as given up ({@link HOST_CLOSED}).
+   * still open are reported as given up (with the reason `HOST_CLOSED`:
+   * "the host closed the session (the proxy's stdin ended)").
    */
   attach(relay: Relay): void {
     this.#relay = relay;

@@ -181,7 +181,16 @@ export interface RestartRecord {
   /** Why it failed, when it did. */
   error?: string;
   /** The lists (`tools`, `resources`, `prompts`) that changed, told to the host or not. */
-  changed?: Array<{ kind: string; told: boolean }>;
+  changed?: Array<{
+    /** The list whose names differ from the ones the host had fetched: `tools`, `resources` or `prompts`. */
+    kind: string;
+    /**
+     * True when the proxy sent the host `notifications/<kind>/list_changed`;
+     * false when it did not (the new server does not declare `listChanged`
+     * for that list, or the session has no way to be told).
+     */
+    told: boolean;
+  }>;
 }
 
 /** Options for {@link RelayRecorder}. */
