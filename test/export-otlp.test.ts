@@ -58,7 +58,7 @@ t.test('a proxy session streamed over OTLP/HTTP protobuf, checked against the MC
   t.teardown(() => receiver.close());
   const serve = await startDebugger(t, ['--pause-on-error', 'off', '--otlp-endpoint', receiver.url, '--otlp-header', 'x-team=graphmind-tests']);
   t.match(serve.stdout(), `graphmind: streaming runs to ${receiver.url}/v1/traces over OTLP (http/protobuf)`);
-  await setBreakpoints(serve, { pauseOnError: false, nodes: { 'tool:echo': { before: true }, 'tool:slow': { before: true }, 'tool:fail': { before: true } } });
+  await setBreakpoints(serve, { pauseOnError: false, nodes: { 'tool:echo': { before: true }, 'tool:slow': { before: true }, 'tool:fail': { before: true }, 'tool:flaky': { after: true } } });
   const before = new Set(await runIds(serve));
   const sampling: SamplingStub = { calls: 0, answer: { role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'stub' } };
   const session = await connectV1(t, serve, { server: [TOOLS_SERVER], sampling });
@@ -96,7 +96,14 @@ t.test('a proxy session streamed over OTLP/HTTP protobuf, checked against the MC
   await api(serve.port, serve.token, 'POST', `/api/holds/${tracedHold.holdId}`, { action: 'continue', by: 'graphmind mcp' });
   t.equal(text(await traced), 'traced');
 
-  // 5. Unheld: a JSON-RPC error, a sampling request, the wire untouched, a resource and a prompt.
+  // 5. An answer held after it came back, and replaced well after the stream's settling time.
+  const replaced = session.client.callTool({ name: 'flaky', arguments: {} });
+  const flakyHold = await waitForHold(serve, { nodeId: 'tool:flaky', gate: 'after' });
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+  await api(serve.port, serve.token, 'POST', `/api/holds/${flakyHold.holdId}`, { action: 'inject', value: { content: [{ type: 'text', text: 'fixed in the debugger' }] }, by: 'test-suite' });
+  t.equal(text(await replaced), 'fixed in the debugger');
+
+  // 6. Unheld: a JSON-RPC error, a sampling request, the wire untouched, a resource and a prompt.
   await t.rejects(session.client.callTool({ name: 'boom', arguments: {} }), { code: -32000 });
   t.match(text(await session.client.callTool({ name: 'ask', arguments: { question: 'why?' } })), 'sampled');
   t.equal(sampling.calls, 1);
@@ -126,6 +133,7 @@ t.test('a proxy session streamed over OTLP/HTTP protobuf, checked against the MC
       { holdId: slowHold.holdId, by: 'viewer', action: 'abort' },
       { holdId: failHold.holdId, by: 'api', action: 'continue' },
       { holdId: tracedHold.holdId, by: 'graphmind mcp', action: 'continue' },
+      { holdId: flakyHold.holdId, by: 'test-suite', action: 'inject' },
     ],
     'the run says who decided each hold',
   );
@@ -201,6 +209,19 @@ t.test('a proxy session streamed over OTLP/HTTP protobuf, checked against the MC
     t.match(decision?.attributes, { 'graphmind.decision.action': 'inject', 'graphmind.decision.by': 'test-suite', 'graphmind.changed_by_debugger': true });
     t.match(String(decision?.attributes['graphmind.decision.value']), 'injected by the test');
     t.ok((decision?.timeNs ?? 0n) >= (hold?.timeNs ?? 0n));
+  });
+
+  t.test('an answer held after it came, then replaced: sent once, with the replacement', async (t) => {
+    const spans = byName(ours, 'tools/call flaky');
+    t.equal(spans.length, 1, 'one span: not the answer as it came, then the replacement');
+    const [span] = spans;
+    if (span === undefined) return;
+    t.equal(span.status.code, STATUS.UNSET, 'the call ended well, as the client saw it');
+    t.notOk('error.type' in span.attributes);
+    t.match(span.attributes, { 'graphmind.changed_by_debugger': true, 'graphmind.change.action': 'inject', 'graphmind.change.by': 'test-suite' });
+    t.match(event(span, 'graphmind.hold')?.attributes, { 'graphmind.hold.gate': 'after', 'graphmind.hold.answer_status': 'error', 'graphmind.hold.answer_error.type': 'tool_error' });
+    t.ok((span.attributes['graphmind.held_ms'] as number) >= 2500, 'held as long as it was');
+    t.match(String(event(span, 'graphmind.decision')?.attributes['graphmind.decision.value']), 'fixed in the debugger');
   });
 
   t.test('aborted from the viewer', async (t) => {
