@@ -22,7 +22,7 @@ export { HttpProxy, CLIENT_CLOSED, type HttpProxyOptions } from './http-proxy/ht
 export { startHttpProxy, listenAddress, DEFAULT_HTTP_PROXY_PORT, type StartHttpProxyOptions, type RunningHttpProxy, type ListenAddress } from './http-proxy/start.js';
 export { SseSplitter, sseEventBytes, droppedEventBytes, type SseEvent } from './http-proxy/sse.js';
 export { passHeaders } from './http-proxy/headers.js';
-export { RelayRecorder, RECORD_DELAY_MS, type RelayRecorderOptions, type RestartRecord, type SessionEnd } from './relay/relay-recorder.js';
+export { RelayRecorder, RECORD_DELAY_MS, type RelayRecorderOptions, type SessionEnd } from './relay/relay-recorder.js';
 export { hideSettings, type HideSettings } from './report/hide.js';
 export { COMPLETED_RUN, type CompletedRun } from './report/completed-run.js';
 export { runProxy, EXIT_CANNOT_RUN, type ProxyOptions, type ProxyResult, type SpawnFunction } from './proxy/run-proxy.js';

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { ABORT_CODE } from '../gates/outcome.js';
 import { HIDDEN_TOOL_ERROR, contentText, hidesResult, recordInjected, rpcError } from '../report/answer-record.js';
 import { DeferredValue, JsonSlice } from '../report/deferred.js';
-import type { GatePoint, InstanceError, NodeDeclaration } from '../report/events.js';
+import type { GatePoint, InstanceError, NodeDeclaration, RestartRecord } from '../report/events.js';
 import { HIDDEN, redactCommandLine, type HideSettings } from '../report/hide.js';
 import { IdSequence } from '../report/id-sequence.js';
 import type { Reporter } from '../report/reporter.js';
@@ -130,6 +130,8 @@ export const PROXY_LOG_STREAM = 'graphmind';
 
 const PROTOCOL_NODE: NodeDeclaration = { nodeId: PROTOCOL_NODE_ID, kind: 'custom', parent: SESSION_NODE_ID, label: 'protocol' };
 
+export type { RestartRecord } from '../report/events.js';
+
 /** How the server process ended, for {@link RelayRecorder.finish}. */
 export interface SessionEnd {
   /** The command could not be started. */
@@ -160,37 +162,6 @@ export interface SessionEnd {
   exitCode?: number | null;
   /** The signal that ended the process, if one did. */
   signal?: NodeJS.Signals | null;
-}
-
-/** One restart of the server under the session, as `meta.restarts` lists it. */
-export interface RestartRecord {
-  /** 1 for the first restart, and so on: the server generation it started. */
-  n: number;
-  /** When it began, ISO 8601. */
-  at: string;
-  /** What asked for it: `file change` (`--watch`), `the debugger` (the API or the viewer). */
-  reason: string;
-  /** The changed file, for a file change. */
-  file?: string;
-  /** True when the new server is up and the handshake was replayed to it. */
-  ok: boolean;
-  /** The new server's pid. */
-  pid?: number;
-  /** From the start of the restart to the server being ready, in ms. */
-  ms?: number;
-  /** Why it failed, when it did. */
-  error?: string;
-  /** The lists (`tools`, `resources`, `prompts`) that changed, told to the host or not. */
-  changed?: Array<{
-    /** The list whose names differ from the ones the host had fetched: `tools`, `resources` or `prompts`. */
-    kind: string;
-    /**
-     * True when the proxy sent the host `notifications/<kind>/list_changed`;
-     * false when it did not (the new server does not declare `listChanged`
-     * for that list, or the session has no way to be told).
-     */
-    told: boolean;
-  }>;
 }
 
 /** Options for {@link RelayRecorder}. */

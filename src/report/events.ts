@@ -713,5 +713,36 @@ export type LiveMessage =
   | LiveHoldDecided
   | LiveHoldReleased;
 
+/** One restart of the server under the session, as `meta.restarts` lists it. */
+export interface RestartRecord {
+  /** 1 for the first restart, and so on: the server generation it started. */
+  n: number;
+  /** When it began, ISO 8601. */
+  at: string;
+  /** What asked for it: `file change` (`--watch`), `the debugger` (the API or the viewer). */
+  reason: string;
+  /** The changed file, for a file change. */
+  file?: string;
+  /** True when the new server is up and the handshake was replayed to it. */
+  ok: boolean;
+  /** The new server's pid. */
+  pid?: number;
+  /** From the start of the restart to the server being ready, in ms. */
+  ms?: number;
+  /** Why it failed, when it did. */
+  error?: string;
+  /** The lists (`tools`, `resources`, `prompts`) that changed, told to the host or not. */
+  changed?: Array<{
+    /** The list whose names differ from the ones the host had fetched: `tools`, `resources` or `prompts`. */
+    kind: string;
+    /**
+     * True when the proxy sent the host `notifications/<kind>/list_changed`;
+     * false when it did not (the new server does not declare `listChanged`
+     * for that list, or the session has no way to be told).
+     */
+    told: boolean;
+  }>;
+}
+
 /** The shape of a run id (validated before any file is touched). */
 export const RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

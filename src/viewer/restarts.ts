@@ -4,25 +4,15 @@
 // `meta.restarts` lists them (when, why, the new pid, the handshake time,
 // ok or the error); the session node's restart lines, marked on the
 // timeline; and which server generation answered a call.
-import type { Instance, LogLine } from '../report/events.js';
+import type { Instance, LogLine, RestartRecord } from '../report/events.js';
 import { ApiError, api } from './api.js';
 import { button, el, setAttr } from './dom.js';
 import { clock, cut, plural } from './format.js';
 import type { RunModel } from './run-model.js';
 import type { Store } from './store.js';
 
-/** One restart as the page shows it: `meta.restarts[i]`, checked (it is reporter data). */
-export interface RestartView {
-  n: number;
-  at: string;
-  reason: string;
-  file?: string;
-  ok: boolean;
-  pid?: number;
-  ms?: number;
-  error?: string;
-  changed: Array<{ kind: string; told: boolean }>;
-}
+/** One restart as the page shows it: `meta.restarts[i]` (a {@link RestartRecord}), checked (it is reporter data). */
+export type RestartView = RestartRecord & { changed: Array<{ kind: string; told: boolean }> };
 
 /** The most restarts listed in the header (the newest); the rest are counted. */
 const LISTED = 5;
