@@ -223,11 +223,13 @@ export function serverNameOf(summary: RunSummary, meta: Record<string, unknown>)
 
 /**
  * The transport a run's calls came over, as `network.transport` names it:
- * `pipe` for stdio (every proxy run), `tcp` for HTTP; undefined when not
+ * `pipe` for stdio (every `mcp-proxy` run), `tcp` for HTTP (`mcp-http-proxy`
+ * runs, an adapter on an HTTP transport); undefined when not
  * known (a relay of your own, an adapter whose transport has no telling name).
  */
 export function transportOf(source: string, meta: Record<string, unknown>): { transport?: 'pipe' | 'tcp'; protocol?: 'http' } {
   if (source === 'mcp-proxy') return { transport: 'pipe' };
+  if (source === 'mcp-http-proxy') return { transport: 'tcp', protocol: 'http' };
   const name = text(meta.transport);
   if (name === undefined) return {};
   if (/stdio/i.test(name)) return { transport: 'pipe' };
