@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RunSummary } from '../report/events.js';
-import { sendError, sendJson, sendMethodNotAllowed } from '../server/http-util.js';
+import { BodyError, readBody, sendError, sendJson, sendMethodNotAllowed } from '../server/http-util.js';
 import { API_CSP, COMMON_HEADERS } from '../server/security.js';
 import { isExportFormat, type ExportedRun, type ExportFormat, type ExportProblem } from './export-run.js';
 import { readImport, renamed, newImportId, type ImportedLog } from './import-run.js';
@@ -47,51 +47,18 @@ export async function handleRunExport(req: IncomingMessage, res: ServerResponse,
   res.end(req.method === 'HEAD' ? undefined : exported.body);
 }
 
-/** A request body of at most `limit` bytes, or the HTTP status that refuses it. */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 400 | 413> {
-  return new Promise((resolve) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      req.resume();
-      resolve(413);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > limit) {
-        done = true;
-        chunks.length = 0;
-        resolve(413);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('error', () => {
-      if (!done) resolve(400);
-      done = true;
-    });
-    req.on('end', () => {
-      if (done) return;
-      done = true;
-      resolve(Buffer.concat(chunks, size));
-    });
-  });
-}
-
 /** `POST /api/runs/import[?newId=1]`: 201 `{ runId, run, skippedLines }`. */
 export async function handleRunImport(req: IncomingMessage, res: ServerResponse, transfer: RunTransfer, maxBody: number): Promise<void> {
   if (req.method !== 'POST') return sendMethodNotAllowed(res, 'POST');
-  const body = await readBody(req, maxBody);
-  if (body === 413) {
-    sendError(res, 413, 'request body too large');
-    res.once('finish', () => req.destroy());
+  let body: Buffer;
+  try {
+    body = await readBody(req, maxBody);
+  } catch (error) {
+    const status = error instanceof BodyError ? error.status : 400;
+    sendError(res, status, error instanceof BodyError ? error.message : 'could not read the request body');
+    if (status === 413) res.once('finish', () => req.destroy());
     return;
   }
-  if (body === 400) return sendError(res, 400, 'could not read the request body');
   const read = readImport(body);
   if (typeof read === 'string') return sendError(res, 400, read);
   const newId = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('newId');

@@ -86,7 +86,8 @@ export class DebuggerClient implements RunSource, DebuggerControl {
   }
 
   async decideHold(holdId: string, decision: HoldDecision): Promise<void> {
-    const body = decision.action === 'inject' ? { action: decision.action, value: decision.value } : { action: decision.action };
+    // `by`: the run records who decided (see docs/export.md).
+    const body = decision.action === 'inject' ? { action: decision.action, value: decision.value, by: 'graphmind mcp' } : { action: decision.action, by: 'graphmind mcp' };
     const answer = await this.#call('POST', `/api/holds/${encodeURIComponent(holdId)}`, body);
     if (answer.status === 200) return;
     if (answer.status === 404) throw new ToolError('unknown-hold', `no hold ${holdId} is waiting (it never existed, or its session went away): list_holds shows the holds there are`);

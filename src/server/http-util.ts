@@ -36,8 +36,8 @@ export class BodyError extends Error {
   }
 }
 
-/** Read and parse a JSON body of at most `limit` bytes. */
-export function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+/** Read a request body of at most `limit` bytes, as it came; rejects with a {@link BodyError} (413 too large, 400 unreadable). */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
@@ -64,11 +64,16 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<unkno
       failed = true;
     });
     req.on('end', () => {
-      if (failed) return;
-      // Nested deeper than 256 (JSON.parse would take it, but passing it on would throw): refused as the same 400.
-      const parsed = parseStrictJson(Buffer.concat(chunks, size));
-      if (parsed === undefined) reject(new BodyError(400, 'the request body is not valid JSON'));
-      else resolve(parsed.value);
+      if (!failed) resolve(Buffer.concat(chunks, size));
     });
   });
+}
+
+/** Read and parse a JSON body of at most `limit` bytes. */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const body = await readBody(req, limit);
+  // Nested deeper than 256 (JSON.parse would take it, but passing it on would throw): refused as the same 400.
+  const parsed = parseStrictJson(body);
+  if (parsed === undefined) throw new BodyError(400, 'the request body is not valid JSON');
+  return parsed.value;
 }
