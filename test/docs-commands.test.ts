@@ -380,6 +380,18 @@ interface Covered {
 
 const COVERED: Covered[] = [
   {
+    // Streaming to a tracing backend: serve with an endpoint (and headers) given by flag.
+    pattern: /^graphmind serve --otlp-endpoint \S+( --otlp-header '[^']+')*$/,
+    test: 'test/export-otlp.test.ts',
+    contains: ["'--otlp-endpoint'", "'--otlp-header'", 'startDebugger'],
+  },
+  {
+    // The same endpoint from the environment.
+    pattern: /^OTEL_EXPORTER_OTLP_ENDPOINT=\S+ graphmind serve$/,
+    test: 'test/export-config.test.ts',
+    contains: ['OTEL_EXPORTER_OTLP_ENDPOINT'],
+  },
+  {
     // The adapter's example server, as a host starts it: node <checkout>/example/stdio-server.mjs.
     pattern: /^node \S*\/graphmind-ai\/example\/stdio-server\.mjs$/,
     test: 'test/adapter-example.test.ts',
@@ -486,6 +498,12 @@ const RULES: Rule[] = [
     how: 'cannot',
     why: "it needs Claude Code and changes the reader's host config; the command it registers is run here (or named with its test)",
     check: (t, c) => checkClaudeAdd(t, c.text),
+  },
+  {
+    pattern: /^docker run --rm -p 16686:16686 -p 4318:4318 jaegertracing\/all-in-one:latest$/,
+    how: 'cannot',
+    why: 'a Jaeger to look at traces in: needs Docker and an image from the network; test/export-otlp runs a real OTLP receiver instead',
+    check: (t) => t.ok(existsSync(join(ROOT, 'test/export-otlp.test.ts')), 'test/export-otlp.test.ts exists'),
   },
   {
     pattern: /^claude mcp remove [\w-]+$/,
