@@ -32,3 +32,4 @@ export { readToken, defaultDataDir, DEFAULT_PORT } from './report/config.js';
 export type * from './report/events.js';
 export { RUN_ID_PATTERN } from './report/events.js';
 export { startServer, ServeError, type ServeOptions, type GraphmindServer } from './server/serve.js';
+export { OTLP_PROTOCOLS, type OtlpConfig, type OtlpProtocol } from './export/otlp-config.js';

@@ -28,7 +28,9 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export interface OtlpConfig {
   /** The full URL spans are POSTed to (ends in `/v1/traces` unless the signal endpoint said otherwise). */
   url: string;
+  /** Headers sent with every export (an API key, a tenant). */
   headers: Record<string, string>;
+  /** How spans are encoded on the wire. */
   protocol: OtlpProtocol;
   /** Spans waiting to be sent, at most. */
   maxQueue: number;
