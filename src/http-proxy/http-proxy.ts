@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
+import { urlToHttpOptions } from 'node:url';
 import { DebuggerGate } from '../gates/debugger-gate.js';
 import { loopAllowList } from '../gates/loop-detector.js';
 import { holding, withoutPrefix } from '../proxy/messages.js';
@@ -58,8 +59,8 @@ export interface HttpProxyOptions {
 
 /** What the proxy keeps of a session for the requests it makes on its own. */
 interface SessionState {
-  /** The headers of the host's latest MCP request in the session (to answer the server as the host would). */
-  headers: string[];
+  /** The raw headers of the host's latest MCP request in the session (to answer the server as the host would; filtered when used). */
+  headers: readonly string[];
   /** The server answered the host's latest request with an SSE stream. */
   sse: boolean;
 }
@@ -109,6 +110,8 @@ export class HttpProxy {
   readonly core: DebuggerGate | undefined;
   readonly #request: typeof httpRequest;
   readonly #agent: HttpAgent;
+  /** The request options of the upstream endpoint, worked out once. */
+  readonly #endpoint: ReturnType<typeof urlToHttpOptions>;
   readonly #mcpPath: string;
   readonly #shown: string;
   readonly #max: number;
@@ -140,6 +143,7 @@ export class HttpProxy {
     if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new Error(`the upstream must be an http: or https: URL, not ${upstream.protocol}`);
     this.upstream = upstream;
     this.#mcpPath = upstream.pathname;
+    this.#endpoint = urlToHttpOptions(upstream);
     this.#shown = safeUrl(upstream);
     const https = upstream.protocol === 'https:';
     this.#request = https ? (httpsRequest as unknown as typeof httpRequest) : httpRequest;
@@ -355,14 +359,14 @@ export class HttpProxy {
   /** Keep the headers of the host's latest request in `session` (never recorded), to speak for the host. */
   #remember(session: McpHttpSession, req: IncomingMessage): void {
     const state = this.#state.get(session);
-    const headers = passHeaders(req.rawHeaders);
+    const headers = req.rawHeaders;
     if (state === undefined) this.#state.set(session, { headers, sse: false });
     else state.headers = headers;
   }
 
   /** POST a message to the server as the host would (an answer to a server request, made in the debugger). */
   #postToServer(session: McpHttpSession, json: Buffer): void {
-    const remembered = this.#state.get(session)?.headers ?? [];
+    const remembered = passHeaders(this.#state.get(session)?.headers ?? []);
     const pairs: string[] = [];
     for (let i = 0; i < remembered.length; i += 2) {
       if (/^(content-type|accept|last-event-id|mcp-session-id)$/i.test(remembered[i] as string)) continue;
@@ -370,24 +374,29 @@ export class HttpProxy {
     }
     if (session.sessionId !== undefined) pairs.push('mcp-session-id', session.sessionId);
     pairs.push('content-type', 'application/json', 'accept', 'application/json, text/event-stream', 'host', this.upstream.host, 'content-length', String(json.length));
-    const up = this.upstreamRequest('POST', this.upstream, pairs);
+    const up = this.upstreamRequest('POST', undefined, pairs);
     up.on('response', (upRes) => upRes.resume());
     up.on('error', (error) => this.upstreamFailed(error));
     up.end(json);
   }
 
-  /** A request to the upstream (keep-alive). */
-  upstreamRequest(method: string, target: URL, headers: string[]): ClientRequest {
-    return this.#request(target, { method, headers: headers as unknown as Record<string, string>, agent: this.#agent });
+  /** A request to the upstream (keep-alive). `target` undefined: the endpoint itself. */
+  upstreamRequest(method: string, target: URL | undefined, headers: string[]): ClientRequest {
+    const base = target === undefined ? this.#endpoint : urlToHttpOptions(target);
+    return this.#request({ ...base, method, headers: headers as unknown as Record<string, string>, agent: this.#agent });
   }
 
-  /** Where a host request goes: the upstream endpoint (its query, else the host's), or the same path on the upstream's origin. */
-  targetOf(req: IncomingMessage): URL {
+  /**
+   * Where a host request goes: the upstream endpoint (undefined: as given,
+   * with its own query, else the host's), or the same path on the
+   * upstream's origin.
+   */
+  targetOf(req: IncomingMessage): URL | undefined {
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
     if (path === this.#mcpPath) {
-      if (query === -1 || this.upstream.search !== '') return this.upstream;
+      if (query === -1 || this.upstream.search !== '') return undefined;
       const target = new URL(this.upstream);
       target.search = url.slice(query);
       return target;
@@ -508,6 +517,8 @@ class HostExchange {
   readonly #upstream = new Set<ClientRequest>();
   /** The host went away and its upstream requests were ended here: their errors are ours, not the server's. */
   #abandoned = false;
+  /** The headers sent upstream (worked out once; a retry sends them again). */
+  #headers: string[] | undefined;
 
   constructor(proxy: HttpProxy, req: IncomingMessage, res: ServerResponse, session: McpHttpSession | undefined, body: Buffer | undefined, call: Frame | undefined) {
     this.#proxy = proxy;
@@ -546,9 +557,13 @@ class HostExchange {
   send(): void {
     const req = this.#req;
     const body = this.#body;
-    const headers = passHeaders(req.rawHeaders);
-    headers.push('host', this.#proxy.upstream.host);
-    if (body !== undefined) headers.push('content-length', String(body.length));
+    let headers = this.#headers;
+    if (headers === undefined) {
+      headers = passHeaders(req.rawHeaders);
+      headers.push('host', this.#proxy.upstream.host);
+      if (body !== undefined) headers.push('content-length', String(body.length));
+      this.#headers = headers;
+    }
     const up = this.#start(req.method ?? 'GET', headers);
     up.end(body);
   }
