@@ -1,4 +1,5 @@
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import PQueue from 'p-queue';
 
 /** Most log files {@link LogFiles} keeps open at once, unless told otherwise. */
 export const MAX_OPEN_LOGS = 64;
@@ -43,7 +44,7 @@ interface Entry {
   ending: boolean;
   /** Chunks waiting for a descriptor. */
   waiting: Array<string | Buffer>;
-  /** Waiting in the queue for a descriptor. */
+  /** Waiting in the queue for a descriptor (or just given one). */
   queued: boolean;
   /** Close once what is waiting is written: nothing more is expected soon. */
   endWhenWritten: boolean;
@@ -62,7 +63,10 @@ interface Entry {
  * previous stream has finished and closed.
  *
  * Thousands of live runs, each keeping its log open, would use up the
- * process's descriptors (EMFILE), which its sockets need too.
+ * process's descriptors (EMFILE), which its sockets need too. The bound is
+ * a `p-queue` with one slot per descriptor: a file takes a slot from its
+ * open to its stream's close, and when files wait for a slot, the file
+ * written least recently is closed to free one.
  */
 export class LogFiles {
   readonly #maxOpen: number;
@@ -70,8 +74,8 @@ export class LogFiles {
   readonly #entries = new Map<string, Entry>();
   /** Entries whose stream is open and not ending, least recently written first. */
   readonly #open = new Map<string, Entry>();
-  /** Entries waiting for a descriptor, first come first served. */
-  #queue: Entry[] = [];
+  /** One slot per descriptor; each task holds a file open until its stream closes. First come first served. */
+  readonly #slots: PQueue;
   /** Streams not yet closed, ending ones included: the descriptors in use. */
   #inUse = 0;
   readonly #failed = new Set<string>();
@@ -84,6 +88,7 @@ export class LogFiles {
 
   constructor(options: LogFilesOptions) {
     this.#maxOpen = Math.max(1, options.maxOpen ?? MAX_OPEN_LOGS);
+    this.#slots = new PQueue({ concurrency: this.#maxOpen });
     this.#onError = options.onError;
     this.#openFile = options.open ?? ((file) => openSync(file, 'a', 0o600));
     this.#retryMs = options.retryMs ?? 1000;
@@ -151,42 +156,34 @@ export class LogFiles {
     entry.waiting = [];
     clearTimeout(entry.retry);
     entry.retry = undefined;
-    if (entry.queued) {
-      entry.queued = false;
-      this.#queue = this.#queue.filter((queued) => queued !== entry);
-    }
+    // Still queued: its turn finds nothing to write and settles it then.
     this.#settle(entry);
   }
 
   #enqueue(entry: Entry): void {
     if (entry.queued) return;
     entry.queued = true;
-    this.#queue.push(entry);
-    this.#pump();
+    void this.#slots.add(() => this.#openStream(entry));
+    this.#makeRoom();
   }
 
-  /** Give descriptors to waiting entries; when none is free, close the least recently written. */
-  #pump(): void {
-    while (this.#queue.length > 0) {
-      if (this.#inUse < this.#maxOpen) {
-        const entry = this.#queue.shift() as Entry;
-        entry.queued = false;
-        this.#openStream(entry);
-        continue;
-      }
-      // Each stream that closes pumps again: close only as many as are waited for.
-      if (this.#inUse - this.#open.size >= this.#queue.length) return;
+  /** Files wait for a slot: close the least recently written, as many as are waited for. */
+  #makeRoom(): void {
+    // Streams already ending free their slots by themselves when they close.
+    while (this.#slots.size > this.#inUse - this.#open.size) {
       const [oldest] = this.#open.values();
       if (oldest === undefined) return;
       this.#endStream(oldest);
     }
   }
 
-  #openStream(entry: Entry): void {
+  /** A slot's task: open `entry` and write what waits; settles when its stream has closed (the slot is free again). */
+  #openStream(entry: Entry): Promise<void> {
+    entry.queued = false;
     if (entry.waiting.length === 0 || this.#failed.has(entry.file)) {
       entry.waiting = [];
       this.#settle(entry);
-      return;
+      return Promise.resolve();
     }
     // Opened here and now, not by the stream later: a file deleted after this
     // point stays deleted (its last lines go to the unlinked file), where an
@@ -203,11 +200,11 @@ export class LogFiles {
           entry.retry = undefined;
           if (entry.stream === undefined) this.#enqueue(entry);
         }, this.#retryMs);
-        return;
+        return Promise.resolve();
       }
       this.#giveUp(entry, error as Error);
       this.#settle(entry);
-      return;
+      return Promise.resolve();
     }
     const stream = createWriteStream('', { fd });
     this.#inUse++;
@@ -215,19 +212,24 @@ export class LogFiles {
     entry.ending = false;
     this.#open.set(entry.file, entry);
     stream.on('error', (error) => this.#fail(entry, error));
-    // An fs stream always closes, after its end or after an error.
-    stream.once('close', () => {
-      this.#inUse--;
-      entry.stream = undefined;
-      this.#open.delete(entry.file);
-      if (entry.waiting.length > 0 && !this.#failed.has(entry.file)) this.#enqueue(entry);
-      else this.#settle(entry);
-      this.#pump();
+    // An fs stream always closes, after its end or after an error: then its slot is free.
+    const closed = new Promise<void>((resolve) => {
+      stream.once('close', () => {
+        this.#inUse--;
+        entry.stream = undefined;
+        this.#open.delete(entry.file);
+        resolve();
+        if (entry.waiting.length > 0 && !this.#failed.has(entry.file)) this.#enqueue(entry);
+        else this.#settle(entry);
+      });
     });
     const chunks = entry.waiting;
     entry.waiting = [];
     for (const chunk of chunks) stream.write(chunk);
     if (entry.endWhenWritten) this.#endStream(entry);
+    // Others waiting for a slot meanwhile: the least recently written makes room.
+    this.#makeRoom();
+    return closed;
   }
 
   #endStream(entry: Entry): void {
