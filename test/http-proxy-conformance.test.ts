@@ -109,7 +109,7 @@ async function runSuite(suite: { node: string; cli: string }, url: string): Prom
 
 /** The JSON-RPC bodies the server received and the messages it sent, each sorted (the suite runs scenarios in its own order). */
 function bodies(log: readonly ServerLogEntry[]): { received: string[]; sent: string[] } {
-  const received = log.filter((entry) => entry.dir === 'in').map((entry) => entry.body);
+  const received = log.filter((entry) => entry.dir === 'in' && entry.method === 'POST').map((entry) => entry.body);
   const sent = log.filter((entry) => entry.dir === 'out').flatMap((entry) => messagesIn(entry));
   return { received: received.sort(), sent: sent.sort() };
 }

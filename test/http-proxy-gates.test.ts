@@ -137,10 +137,8 @@ t.test('a made answer comes the way the server answers: an SSE event, or JSON', 
     const server = await startFixture(t, { sdk: '1', mode: 'stateful', response });
     const proxy = await startHttpProxy(t, server.url, { serve });
     await breakpoints({});
-    const init = await post(proxy.url, {}, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}');
-    const session = init.headers['mcp-session-id'] as string;
-    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
-    await post(proxy.url, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    const headers = await rawSession(proxy.url);
+    const session = headers['mcp-session-id'];
     await breakpoints({ 'tool:echo': { before: true } });
     const answer = post(proxy.url, headers, '{"jsonrpc":"2.0","id":"abc","method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}');
     await decide(serve, (await waitForHold(serve, { nodeId: 'tool:echo', gate: 'before' })).holdId, 'inject', 'made');
@@ -163,8 +161,7 @@ t.test('notifications: held before; inject replaces, abort drops', async (t) => 
   const server = await startFixture(t, { sdk: '1', mode: 'stateful', response: 'json' });
   const proxy = await startHttpProxy(t, server.url, { serve });
   await breakpoints({});
-  const init = await post(proxy.url, {}, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}');
-  const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-06-18' };
+  const headers = await rawSession(proxy.url);
   await breakpoints({ 'mcp:notifications/roots/list_changed': { before: true } });
   const dropped = post(proxy.url, headers, '{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}');
   await decide(serve, (await waitForHold(serve, { nodeId: 'mcp:notifications/roots/list_changed' })).holdId, 'abort');
@@ -222,8 +219,7 @@ t.test('a held request whose client closed its HTTP request is marked given up',
   const server = await startFixture(t, { sdk: '1', mode: 'stateful', response: 'json' });
   const proxy = await startHttpProxy(t, server.url, { serve });
   await breakpoints({});
-  const init = await post(proxy.url, {}, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}');
-  const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-06-18' };
+  const headers = await rawSession(proxy.url);
   await breakpoints({ 'tool:echo': { before: true } });
   const controller = new AbortController();
   const gone = fetch(proxy.url, {
@@ -247,8 +243,7 @@ t.test('the 2026-07-28 era: an injected value is stamped for a request that pins
   const server = await startFixture(t, { sdk: '1', mode: 'stateful', response: 'json' });
   const proxy = await startHttpProxy(t, server.url, { serve });
   await breakpoints({});
-  const init = await post(proxy.url, {}, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}');
-  const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-06-18' };
+  const headers = await rawSession(proxy.url);
   await breakpoints({ 'resource:test://greeting': { before: true } });
   const read = post(proxy.url, headers, '{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"test://greeting","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}');
   await decide(serve, (await waitForHold(serve, { nodeId: 'resource:test://greeting' })).holdId, 'inject', 'stamped');
@@ -279,6 +274,14 @@ t.test('runs: one per session, and what the record shows of a held answer', asyn
   t.ok(fresh.includes(hold.runId), 'the hold belongs to its session');
   await breakpoints({});
 });
+
+/** An MCP session opened by hand (initialize, initialized): the headers its requests carry. */
+async function rawSession(url: string): Promise<{ 'mcp-session-id': string; 'mcp-protocol-version': string }> {
+  const init = await post(url, {}, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}');
+  const headers = { 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-06-18' };
+  await post(url, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  return headers;
+}
 
 /** POST a body to the proxy with the MCP headers. */
 function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
