@@ -290,3 +290,14 @@ t.test('non-MCP paths are relayed as they are', async (t) => {
   t.equal(other.status, 200, 'the fixture answers any path');
   t.ok(server.log().some((entry) => entry.dir === 'in' && entry.url === '/.well-known/oauth-protected-resource'), 'it reached the server unchanged');
 });
+
+t.test('a debugger that refuses the proxy (another token) is one line on stderr; the proxy relays without it', async (t) => {
+  const server = await startFixture(t, { sdk: '1', mode: 'stateful', response: 'json' });
+  const elsewhere = mkdtempSync(join(tmpdir(), 'graphmind-no-token-'));
+  t.teardown(() => rmSync(elsewhere, { recursive: true, force: true }));
+  const proxy = await startHttpProxy(t, server.url, { serve, env: { GRAPHMIND_DATA_DIR: elsewhere, GRAPHMIND_TOKEN: 'not-the-token' } });
+  await waitFor(() => proxy.stderr().includes('refused this proxy'), 10_000, 'the refused line');
+  t.match(proxy.stderr(), `graphmind http-proxy: the debugger at http://127.0.0.1:${serve.port} refused this proxy: its token is not the one this proxy presents (give http-proxy the --data-dir`);
+  const { client } = await connect(t, proxy.url, '1');
+  t.strictSame(await client.callTool({ name: 'echo', arguments: { text: 'still' } }), text('echo still'));
+});

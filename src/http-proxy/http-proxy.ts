@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import { urlToHttpOptions } from 'node:url';
 import { DebuggerGate } from '../gates/debugger-gate.js';
 import { loopAllowList } from '../gates/loop-detector.js';
-import { holding, withoutPrefix } from '../proxy/messages.js';
+import { debuggerRefused, holding, withoutPrefix } from '../proxy/messages.js';
 import type { TextSink } from '../proxy/stderr-sink.js';
 import { traceLine } from '../proxy/trace.js';
 import { WAIT_FOR_ATTACH_MS, type HoldingNotice, type HoldWire } from '../relay/frame-holds.js';
@@ -162,6 +162,8 @@ export class HttpProxy {
       reporter.setMaxListeners(0);
       this.reporter = reporter;
       this.core = new DebuggerGate({ reporter });
+      // A debugger that turns us away is worth one line: otherwise every session is silently unobserved.
+      reporter.once('refused', (status: number) => this.#say(`${HTTP_PROXY_PREFIX}${withoutPrefix(debuggerRefused(reporter.url, status)).replace('give mcp-proxy', 'give http-proxy')}\n`));
       if (options.waitForAttach === true) this.#ready = this.core.whenArmed(WAIT_FOR_ATTACH_MS).then(() => (this.#ready = undefined));
     }
   }
