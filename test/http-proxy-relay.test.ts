@@ -301,3 +301,12 @@ t.test('a debugger that refuses the proxy (another token) is one line on stderr;
   const { client } = await connect(t, proxy.url, '1');
   t.strictSame(await client.callTool({ name: 'echo', arguments: { text: 'still' } }), text('echo still'));
 });
+
+t.test('no Authorization or cookie value in any run this file recorded', async (t) => {
+  const ids = await runIds(serve);
+  t.ok(ids.length > 10, `${ids.length} runs`);
+  for (const id of ids) {
+    const recorded = await runText(id);
+    t.notOk(recorded.includes('secret-token-123') || recorded.includes('secret-cookie-456'), `run ${id}`);
+  }
+});
