@@ -382,7 +382,7 @@ export class HttpProxy {
     up.end(json);
   }
 
-  /** A request to the upstream (keep-alive). `target` undefined: the endpoint itself. */
+  /** A request to the upstream (keep-alive). `target` undefined: the endpoint itself. @internal */
   upstreamRequest(method: string, target: URL | undefined, headers: string[]): ClientRequest {
     const base = target === undefined ? this.#endpoint : urlToHttpOptions(target);
     return this.#request({ ...base, method, headers: headers as unknown as Record<string, string>, agent: this.#agent });
@@ -392,6 +392,7 @@ export class HttpProxy {
    * Where a host request goes: the upstream endpoint (undefined: as given,
    * with its own query, else the host's), or the same path on the
    * upstream's origin.
+   * @internal
    */
   targetOf(req: IncomingMessage): URL | undefined {
     const url = req.url ?? '/';
@@ -406,12 +407,12 @@ export class HttpProxy {
     return new URL(url, this.upstream.origin);
   }
 
-  /** The upstream answered: a later failure is news again. */
+  /** The upstream answered: a later failure is news again. @internal */
   upstreamReached(): void {
     this.#upstreamDown = false;
   }
 
-  /** The upstream could not be reached: one line on stderr per outage. */
+  /** The upstream could not be reached: one line on stderr per outage. @internal */
   upstreamFailed(error: Error): string {
     const line = `${HTTP_PROXY_PREFIX}cannot reach the MCP server at ${this.#shown}: ${error.message}`;
     if (!this.#upstreamDown) {
@@ -421,7 +422,7 @@ export class HttpProxy {
     return line;
   }
 
-  /** The server gave `session` its id (in the answer to `initialize`). */
+  /** The server gave `session` its id (in the answer to `initialize`). @internal */
   learnSessionId(session: McpHttpSession, id: string, socket: Socket): void {
     if (session.sessionId !== undefined || session.finished) return;
     session.sessionId = id;
@@ -429,23 +430,23 @@ export class HttpProxy {
     if (this.#bySocket.get(socket) === session) this.#bySocket.delete(socket);
   }
 
-  /** The server ended `session` (a DELETE answered, or a 404 for its id). */
+  /** The server ended `session` (a DELETE answered, or a 404 for its id). @internal */
   endSession(session: McpHttpSession): void {
     this.#end(session);
   }
 
-  /** The server answered the host's latest request in `session` with an SSE stream (true) or JSON. */
+  /** The server answered the host's latest request in `session` with an SSE stream (true) or JSON. @internal */
   noteAnswerType(session: McpHttpSession, sse: boolean): void {
     const state = this.#state.get(session);
     if (state !== undefined) state.sse = sse;
   }
 
-  /** Where a server request came from, for a retry. */
+  /** Where a server request came from, for a retry. @internal */
   noteStream(request: Frame, exchange: HostExchange): void {
     this.#streams.set(request, exchange);
   }
 
-  /** The largest body or event parsed. */
+  /** The largest body or event parsed. @internal */
   get maxFrameBytes(): number {
     return this.#max;
   }
