@@ -105,6 +105,9 @@ for (const kind of SERVER_KINDS) {
       const ended = await runWhere(runId, (r) => r.status !== 'running', 'the run to end');
       t.equal(ended.status, 'ok', 'DELETE ends the session and its run');
       t.ok(server.log().some((entry) => entry.dir === 'in' && entry.method === 'DELETE'), 'the DELETE reached the server');
+      const stale = await exchange(proxy.url, 'POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId as string }, '{"jsonrpc":"2.0","id":99,"method":"tools/list"}');
+      t.equal(stale.status, 404, 'the server forgot the session');
+      t.strictSame((await runIds(serve)).filter((id) => !before.has(id)), fresh, 'a request still carrying the ended session id starts no run');
     } else {
       t.ok(fresh.length >= 1, 'a stateless server: runs by client connection');
       const all = await waitForCalls(fresh, ['tool:echo', 'prompt:greet']);

@@ -21,6 +21,9 @@ import { SseSplitter, droppedEventBytes, sseEventBytes, type SseEvent } from './
 /** The prefix of every line the HTTP proxy prints on stderr. */
 export const HTTP_PROXY_PREFIX = 'graphmind http-proxy: ';
 
+/** How many ended session ids the proxy remembers. */
+const ENDED_IDS_KEPT = 1024;
+
 /** Why a hold is given up when the host closes the HTTP request that carried the call. */
 export const CLIENT_CLOSED = 'the client closed its HTTP request';
 
@@ -128,6 +131,8 @@ export class HttpProxy {
   readonly #watched = new WeakSet<Socket>();
   /** Every session not finished. */
   readonly #live = new Set<McpHttpSession>();
+  /** Session ids the server ended (the newest {@link ENDED_IDS_KEPT}): a request still carrying one is relayed, not a new run. */
+  readonly #endedIds = new Set<string>();
   readonly #state = new WeakMap<McpHttpSession, SessionState>();
   /** A host request's exchange, for a retry. */
   readonly #exchanges = new WeakMap<Frame, HostExchange>();
@@ -294,7 +299,7 @@ export class HttpProxy {
     if (id !== undefined) {
       const known = this.#byId.get(id);
       if (known !== undefined && !known.finished) return known;
-      if (req.method === 'DELETE') return undefined;
+      if (req.method === 'DELETE' || this.#endedIds.has(id)) return undefined;
       // A session begun before this proxy started (or ended here): followed from now on.
       const session = this.#newSession(id);
       this.#byId.set(id, session);
@@ -456,7 +461,11 @@ export class HttpProxy {
     session.finish();
     this.#live.delete(session);
     const id = session.sessionId;
-    if (id !== undefined && this.#byId.get(id) === session) this.#byId.delete(id);
+    if (id === undefined) return;
+    if (this.#byId.get(id) === session) this.#byId.delete(id);
+    // A client that goes on with an ended session's id (until it sees the 404) starts no new run.
+    this.#endedIds.add(id);
+    if (this.#endedIds.size > ENDED_IDS_KEPT) this.#endedIds.delete(this.#endedIds.values().next().value as string);
   }
 
   #holding(notice: HoldingNotice): void {
