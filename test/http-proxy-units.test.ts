@@ -3,7 +3,7 @@
 // and loopback checks.
 import t from 'tap';
 import { droppedEventBytes, SseSplitter, sseEventBytes, type SseEvent } from '../src/http-proxy/sse.js';
-import { isLoopback, loopbackHostCheck, passHeaders, safeUrl } from '../src/http-proxy/headers.js';
+import { isLoopback, loopbackHostCheck, passHeaders, rawHeader, safeUrl } from '../src/http-proxy/headers.js';
 import { listenAddress } from '../src/http-proxy/start.js';
 
 const STREAM =
@@ -80,6 +80,9 @@ t.test('headers: hop-by-hop and those Connection names go, the rest as spelled',
   t.strictSame(passHeaders(raw), ['Mcp-Session-Id', 'abc', 'Authorization', 'Bearer t', 'Last-Event-ID', 'e1', 'MCP-Protocol-Version', '2025-06-18']);
   t.strictSame(passHeaders(['Content-Length', '12', 'Host', 'x']), [], 'content-length is set for what is sent');
   t.strictSame(passHeaders(['Content-Length', '12'], true), ['Content-Length', '12'], 'unless the body is relayed as it is');
+  t.equal(rawHeader(raw, 'mcp-session-id'), 'abc', 'a header read from the raw list, any case');
+  t.equal(rawHeader(['X-A', '1', 'x-a', '2'], 'x-a'), '1', 'the first of two');
+  t.equal(rawHeader(raw, 'cookie'), undefined);
 });
 
 t.test('listen addresses and loopback', async (t) => {

@@ -54,9 +54,19 @@ export function accepts(req: IncomingMessage, type: string): boolean {
   });
 }
 
-/** The value of a header that should appear once, or undefined. */
-export function oneHeader(value: string | string[] | undefined): string | undefined {
-  return typeof value === 'string' ? value : undefined;
+/**
+ * The first value of header `name` (lower case) in a message's
+ * `rawHeaders`, or undefined. Read from the raw list: asking a message for
+ * `headers` builds the whole object, which costs more than the proxy's own
+ * work on a call.
+ */
+export function rawHeader(raw: readonly string[], name: string): string | undefined {
+  const length = name.length;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i] as string;
+    if (key.length === length && key.toLowerCase() === name) return raw[i + 1];
+  }
+  return undefined;
 }
 
 /** True for a loopback address or name: `127.x.x.x`, `::1`, `localhost`. */

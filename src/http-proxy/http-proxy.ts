@@ -14,7 +14,7 @@ import { idForDisplay, idKey } from '../streams/exact-id.js';
 import type { Frame } from '../streams/frame.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
 import { madeBytes } from '../streams/made-frame.js';
-import { accepts, oneHeader, passHeaders, safeUrl } from './headers.js';
+import { accepts, passHeaders, rawHeader, safeUrl } from './headers.js';
 import { McpHttpSession } from './http-session.js';
 import { SseSplitter, droppedEventBytes, sseEventBytes, type SseEvent } from './sse.js';
 
@@ -185,7 +185,7 @@ export class HttpProxy {
 
   /** The `node:http` request listener. */
   readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
-    if (this.#hostCheck !== undefined && !this.#hostCheck(req.headers.host)) {
+    if (this.#hostCheck !== undefined && !this.#hostCheck(rawHeader(req.rawHeaders, 'host'))) {
       res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end(`${HTTP_PROXY_PREFIX}this proxy answers only requests addressed to its own loopback address\n`);
       return;
     }
@@ -295,7 +295,7 @@ export class HttpProxy {
    */
   #sessionOf(req: IncomingMessage, body: Buffer | undefined): McpHttpSession | undefined {
     if (this.core === undefined || this.#closed) return undefined;
-    const id = oneHeader(req.headers['mcp-session-id']);
+    const id = rawHeader(req.rawHeaders, 'mcp-session-id');
     if (id !== undefined) {
       const known = this.#byId.get(id);
       if (known !== undefined && !known.finished) return known;
@@ -629,14 +629,14 @@ class HostExchange {
     const session = this.#session;
     const status = upRes.statusCode ?? 502;
     if (session !== undefined) {
-      const id = oneHeader(upRes.headers['mcp-session-id']);
+      const id = rawHeader(upRes.rawHeaders, 'mcp-session-id');
       if (id !== undefined) proxy.learnSessionId(session, id, this.#req.socket);
       const method = this.#req.method;
-      if ((method === 'DELETE' && status >= 200 && status < 300) || (status === 404 && this.#req.headers['mcp-session-id'] !== undefined)) {
+      if ((method === 'DELETE' && status >= 200 && status < 300) || (status === 404 && rawHeader(this.#req.rawHeaders, 'mcp-session-id') !== undefined)) {
         upRes.once('end', () => proxy.endSession(session));
       }
     }
-    const type = (upRes.headers['content-type'] ?? '').toLowerCase();
+    const type = (rawHeader(upRes.rawHeaders, 'content-type') ?? '').toLowerCase();
     if (session !== undefined && !session.finished && type.startsWith('text/event-stream')) {
       if (this.#call !== undefined) proxy.noteAnswerType(session, true);
       this.#stream(upRes, finish);
