@@ -22,6 +22,9 @@ import { newRuns, runIds, setBreakpoints, startDebugger, type Teardown } from '.
 import { messagesIn, startHttpProxy, type ServerLogEntry } from './fixtures/http/harness.js';
 import { waitFor } from './helpers/cli.js';
 
+// A first run installs Node 22 and the suite (seconds to a minute), then runs the suite twice.
+t.setTimeout(400_000);
+
 const SUITE_VERSION = '0.1.16';
 const SCENARIOS = 32;
 const EVERYTHING = fileURLToPath(new URL('./fixtures/http/everything-server.mjs', import.meta.url));
