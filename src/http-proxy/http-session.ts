@@ -80,6 +80,7 @@ export class McpHttpSession {
     return this.#sessionId;
   }
 
+  /** Set when the server names the session; the run's metadata gains it once (unset or the same id: nothing happens). */
   set sessionId(id: string | undefined) {
     if (id === undefined || id === this.#sessionId) return;
     this.#sessionId = id;
