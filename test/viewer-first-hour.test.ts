@@ -223,8 +223,14 @@ t.test('a held answer whose host closed its input is marked given up', async (t)
   const { page, problems } = await openPage(browser, serve.url);
   await page.locator('.empty-state').waitFor({ timeout: STEP_MS });
   const proxy = spawn(process.execPath, [CLI, 'mcp-proxy', '--port', String(serve.port), '--wait-for-attach', '--', process.execPath, '-e', STAYING_SERVER], { stdio: 'pipe', env: proxyEnv(serve) });
-  t.teardown(() => {
-    proxy.kill('SIGKILL');
+  // SIGTERM, so the proxy stops its server too (a SIGKILLed proxy would leave it running); SIGKILL only if it does not exit.
+  t.teardown(async () => {
+    if (proxy.exitCode !== null || proxy.signalCode !== null) return;
+    const exited = new Promise((resolve) => proxy.once('exit', resolve));
+    proxy.kill('SIGTERM');
+    const timer = setTimeout(() => proxy.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
   });
   proxy.stdout.resume();
   proxy.stderr.resume();
