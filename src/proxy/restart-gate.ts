@@ -56,8 +56,8 @@ export class RestartGate implements FrameGate {
   #release: (() => void) | undefined;
   /** Correlation keys of requests an earlier server sent the host, answered by nobody now. */
   readonly stale = new Set<unknown>();
-  /** The host's requests the current server was given. */
-  #sent = new WeakSet<Frame>();
+  /** The number of the current server: a request given to it has it as its `deliveredTo`. */
+  #server = 1;
   readonly #resend: ((request: Frame) => void) | undefined;
   /** Requests re-sent by a retry while no server could take them: sent again by {@link RestartGate.up}. */
   #resends: Frame[] = [];
@@ -93,7 +93,7 @@ export class RestartGate implements FrameGate {
         continue;
       }
       this.#resend(request);
-      this.#sent.add(request);
+      request.deliveredTo = this.#server;
     }
   }
 
@@ -117,7 +117,7 @@ export class RestartGate implements FrameGate {
     const held = this.#inner?.check(frame);
     // What reaches the server now is in flight there until answered (see takeInFlight).
     if (held === undefined) {
-      if (frame.type === 'request') this.#sent.add(frame);
+      if (frame.type === 'request') frame.deliveredTo = this.#server;
       return undefined;
     }
     return held.then((frames) => this.#decided(frame, frames));
@@ -140,7 +140,7 @@ export class RestartGate implements FrameGate {
       for (const made of frames) this.#refuse(made);
       return [];
     }
-    if (frame.type === 'request' && frames.includes(frame)) this.#sent.add(frame);
+    if (frame.type === 'request' && frames.includes(frame)) frame.deliveredTo = this.#server;
     return frames;
   }
 
@@ -157,7 +157,7 @@ export class RestartGate implements FrameGate {
   }
 
   #retried(request: Frame): void {
-    if (this.#standing === 'up') this.#sent.add(request);
+    if (this.#standing === 'up') request.deliveredTo = this.#server;
     // Written to no server: sent again once one is up, or refused.
     else if (this.#standing === 'restarting') this.#resends.push(request);
     else this.#refuse(request);
@@ -170,9 +170,8 @@ export class RestartGate implements FrameGate {
    * server starts with none.
    */
   takeInFlight(outstanding: readonly Frame[]): Frame[] {
-    const sent = this.#sent;
-    this.#sent = new WeakSet();
-    return outstanding.filter((frame) => sent.has(frame));
+    const server = this.#server++;
+    return outstanding.filter((frame) => frame.deliveredTo === server);
   }
 
   mayHold(direction: Direction): boolean {

@@ -5,6 +5,8 @@ import { messageOf, type Frame } from '../streams/frame.js';
 export const LISTS = ['tools', 'resources', 'prompts'] as const;
 /** One of {@link LISTS}. */
 export type ListKind = (typeof LISTS)[number];
+/** Each list's method (`tools/list`, …) to its kind. */
+const LIST_OF_METHOD = new Map<string, ListKind>(LISTS.map((kind) => [`${kind}/list`, kind]));
 
 function record(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -97,17 +99,16 @@ export class SessionMemory {
       if (record(result) && record(result.capabilities)) this.capabilities = result.capabilities;
       return;
     }
-    for (const kind of LISTS) {
-      if (method !== `${kind}/list`) continue;
-      // Only a first page stands for the list (a later page would replace it with a part).
-      const params = messageOf(request)?.params;
-      if (record(params) && params.cursor !== undefined) return;
-      const names = namesOf(kind, messageOf(frame)?.result);
-      if (names === undefined) return;
-      this.lists.set(kind, names);
-      this.listRequests.set(kind, keep(request));
-      return;
-    }
+    // Looked up, not built: this runs for every answer the host gets.
+    const kind = method === undefined ? undefined : LIST_OF_METHOD.get(method);
+    if (kind === undefined) return;
+    // Only a first page stands for the list (a later page would replace it with a part).
+    const params = messageOf(request)?.params;
+    if (record(params) && params.cursor !== undefined) return;
+    const names = namesOf(kind, messageOf(frame)?.result);
+    if (names === undefined) return;
+    this.lists.set(kind, names);
+    this.listRequests.set(kind, keep(request));
   }
 }
 

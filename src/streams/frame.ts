@@ -142,6 +142,14 @@ export interface Frame {
    */
   made?: MadeFrame;
   /**
+   * For a gate that can change where frames go (the proxy's restart gate):
+   * the number of the destination this frame was given to, `0` until a gate
+   * sets it. A field of every frame rather than a side table, because one
+   * more entry per request in a `WeakSet` cost the relay a fifth of its
+   * pipelined throughput (garbage collection of the weak entries).
+   */
+  deliveredTo: number;
+  /**
    * When the relay read the bytes that completed this frame, in ms since
    * the epoch: one clock reading per input chunk, shared by the frames it
    * completed.
@@ -191,6 +199,7 @@ export function newFrame(raw: Buffer, direction: Direction, seq: number, termina
     instanceId: undefined,
     answer: undefined,
     made: undefined,
+    deliveredTo: 0,
     // A time in ms since the epoch does not fit a small integer, so every
     // frame's `at` is a double from the start: a field that began as a
     // small integer and later took a time would change every frame's object
