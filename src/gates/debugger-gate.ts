@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { Breakpoints, GatePoint, HoldAction } from '../report/events.js';
+import type { Breakpoints, GatePoint, HoldAction, HoldOpenedEvent, HoldReleasedEvent } from '../report/events.js';
 import { Gate, type Decision, type PendingHold } from './gate.js';
 import type { HoldPlan, HoldQuery } from './hold-policy.js';
 
@@ -21,35 +21,18 @@ export interface GateReporter extends EventEmitter {
   hurry?(ms: number): void;
 }
 
-/** The `hold.opened` event a {@link DebuggerGate} reports. */
-export interface HoldOpened {
-  /** The event's type. */
-  type: 'hold.opened';
-  /** The hold's id (see {@link PendingHold.holdId}). */
-  holdId: string;
-  /** The graph node of the held call. */
-  nodeId: string;
-  /** The execution of that node the hold belongs to. */
-  instanceId: string;
-  /** The gate it holds at. */
-  gate: GatePoint;
-  /** The JSON-RPC method of the held call, e.g. `tools/call`. */
-  method: string;
-  /** The held message as the viewer shows it (a deferred value is fine). */
-  frame: unknown;
+/**
+ * The `hold.opened` event a {@link DebuggerGate} reports: the ingest
+ * protocol's event without what the reporter adds (`runId`, `seq`, `t`),
+ * its reason always given. The held message may be a deferred value.
+ */
+export type HoldOpened = Omit<HoldOpenedEvent, 'runId' | 'seq' | 't' | 'reason'> & {
   /** Why it holds (a {@link HoldReason}). */
   reason: string;
-}
+};
 
-/** The `hold.released` event a {@link DebuggerGate} reports. */
-export interface HoldReleased {
-  /** The event's type. */
-  type: 'hold.released';
-  /** The hold's id, as in its {@link HoldOpened} event. */
-  holdId: string;
-  /** What the hold was decided with (`continue` when it was let go without a decision). */
-  action: HoldAction;
-}
+/** The `hold.released` event a {@link DebuggerGate} reports, without what the reporter adds. */
+export type HoldReleased = Omit<HoldReleasedEvent, 'runId' | 'seq' | 't'>;
 
 /** What is held, for {@link DebuggerGate.withHold}. */
 export interface HoldSubject {
