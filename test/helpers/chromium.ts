@@ -2,7 +2,7 @@
 // CHROMIUM_PATH, then Debian's /usr/bin/chromium, then the headless Chromium
 // that the devDependency @sparticuz/chromium carries inside its npm package
 // (brotli-compressed), unpacked once into node_modules/.cache.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -121,16 +121,20 @@ async function unbrotli(from: string, to: string): Promise<void> {
   await pipeline(createReadStream(from), createBrotliDecompress(), createWriteStream(to, { mode: 0o755 }));
 }
 
-/** Unpack a brotli-compressed tar with the system's tar (present on every Linux the tests run on). */
+/**
+ * Unpack a brotli-compressed tar with the system's tar (present on every
+ * Linux the tests run on). Decompressed to a file first: tar may stop
+ * reading at the archive's end marker, before the padding after it, and a
+ * pipe into its stdin then fails with a premature close.
+ */
 async function untar(from: string, into: string): Promise<void> {
-  const tar = spawn('tar', ['-x', '-f', '-', '-C', into], { stdio: ['pipe', 'ignore', 'pipe'] });
-  let stderr = '';
-  tar.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const exited = new Promise<number | null>((resolve, reject) => {
-    tar.once('error', reject);
-    tar.once('close', resolve);
-  });
-  await pipeline(createReadStream(from), createBrotliDecompress(), tar.stdin);
-  const code = await exited;
-  if (code !== 0) throw new Error(`tar could not unpack ${from}: ${stderr.trim() || `exit ${code}`}`);
+  const archive = join(into, '.archive.tar');
+  await pipeline(createReadStream(from), createBrotliDecompress(), createWriteStream(archive));
+  try {
+    const tar = spawnSync('tar', ['-x', '-f', archive, '-C', into], { encoding: 'utf8' });
+    if (tar.error !== undefined) throw new Error(`tar could not unpack ${from}: ${tar.error.message}`);
+    if (tar.status !== 0) throw new Error(`tar could not unpack ${from}: ${tar.stderr.trim() || `exit ${tar.status}`}`);
+  } finally {
+    await rm(archive, { force: true });
+  }
 }
