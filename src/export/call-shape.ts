@@ -32,9 +32,6 @@ const RESOURCE_METHODS = new Set(['resources/read', 'resources/subscribe', 'reso
  */
 const CALLER_ERROR_CODES = new Set([-32700, -32600, -32601, -32602, -32002]);
 
-/** The JSON-RPC code GraphMind answers an aborted call with. */
-export const ABORT_CODE = -32099;
-
 /**
  * A recorded value as plain JSON data. The server keeps a live run's
  * inputs and outputs as the bytes they came in (`RawJson`, which

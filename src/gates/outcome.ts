@@ -1,9 +1,17 @@
-import type { HoldAction } from '../report/events.js';
+import type { GatePoint, HoldAction, InstanceError } from '../report/events.js';
 
 /** The JSON-RPC error code a requester receives when a call is aborted in the debugger. */
 export const ABORT_CODE = -32099;
 /** The message of that error. */
 export const ABORT_MESSAGE = 'Aborted in the GraphMind debugger';
+
+/**
+ * How a call aborted in the debugger is recorded, by every integration: an
+ * `Aborted` error with {@link ABORT_CODE}, naming the gate it was held at.
+ */
+export function abortedRecord(point: GatePoint): InstanceError {
+  return { name: 'Aborted', message: `aborted in the debugger at the ${point} gate`, code: ABORT_CODE };
+}
 
 /**
  * What was held: a request on its way to be handled (`before` gate), a

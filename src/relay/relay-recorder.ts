@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { ABORT_CODE } from '../gates/outcome.js';
+import { abortedRecord } from '../gates/outcome.js';
 import { HIDDEN_TOOL_ERROR, contentText, hidesResult, recordInjected, rpcError } from '../report/answer-record.js';
 import { DeferredValue, JsonSlice } from '../report/deferred.js';
 import type { GatePoint, InstanceError, NodeDeclaration, RestartRecord } from '../report/events.js';
@@ -722,7 +722,7 @@ export class RelayRecorder {
       return;
     }
     this.#countEnd(request, true);
-    this.#failed(instanceId, undefined, { name: 'Aborted', message: `aborted in the debugger at the ${point} gate`, code: ABORT_CODE }, 0);
+    this.#failed(instanceId, undefined, abortedRecord(point), 0);
   }
 
   /** An answer made in the debugger, recorded as a real one would be (see `recordInjected`). */
