@@ -12,6 +12,9 @@
 //   BENCH_ONLY=proxy|adapter|restart  only the proxy's relay scenarios, the adapter's, or the
 //                    restart figure (default all three)
 //   BENCH_ONLY=http  only graphmind http-proxy against a direct connection (also run by default)
+//   BENCH_ONLY=otlp  only D against a serve streaming to a dead or slow OTLP receiver (also run by default)
+//   BENCH_OTLP_CONTROL=1  the otlp figure with a fourth debugger, a second serve that does not
+//                    stream: what "no difference" measures as on this machine
 //
 // Exit status is non-zero only when something breaks (missing reply, wrong
 // id, crash, hang); a missed goal is reported, never fatal.
@@ -28,6 +31,7 @@ import * as hugeRss from './scenarios/huge-rss.mjs';
 import * as adapterBench from './scenarios/adapter.mjs';
 import * as httpBench from './scenarios/http.mjs';
 import * as restartBench from './scenarios/restart.mjs';
+import * as otlpBench from './scenarios/otlp.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 5));
@@ -40,11 +44,12 @@ function warmupMs(name) {
 }
 const SEQ_WARMUP_MS = warmupMs('BENCH_SEQ_WARMUP_MS');
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'proxy', 'adapter', 'restart', 'http'].includes(ONLY)) throw new Error('BENCH_ONLY must be proxy, adapter, restart or http');
+if (!['', 'proxy', 'adapter', 'restart', 'http', 'otlp'].includes(ONLY)) throw new Error('BENCH_ONLY must be proxy, adapter, restart, http or otlp');
 /** The adapter scenario: calls per run, warm-up per run (ms), and the SDK generations it runs. */
 const ADAPTER = QUICK ? { calls: 500, warmupMs: 200 } : { calls: 10000, warmupMs: 1000 };
 const ADAPTER_SDKS = ['1', '2'];
 const PIPE_WARMUP_MS = warmupMs('BENCH_PIPE_WARMUP_MS');
+const OTLP_CONTROL = process.env.BENCH_OTLP_CONTROL === '1';
 
 const OPTIONS = QUICK
   ? { sequential: { calls: 300, warmup: 50 }, pipelined: { window: 2000, bursts: 2, warmup: 1 }, large: { count: 5, warmup: 1 }, huge: { count: 1 } }
@@ -147,6 +152,7 @@ async function main() {
     if (ONLY === '' || ONLY === 'adapter') await measureAdapter(dataDir);
     if (ONLY === '' || ONLY === 'restart') await measureRestart(dataDir);
     if (ONLY === '' || ONLY === 'http') await measureHttp(dataDir);
+    if (ONLY === '' || ONLY === 'otlp') await measureOtlp(dataDir);
   } finally {
     log(`graphmind serve peak RSS during the bench: ${(peakRss(serve.pid) / 1024 / 1024).toFixed(1)} MiB`);
     await serve.stop();
@@ -424,6 +430,38 @@ async function measureHttp(dataDir) {
   process.stdout.write(out.join('\n'));
   const file = fileURLToPath(new URL('./http-results.json', import.meta.url));
   writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: cpus().length, rounds: ROUNDS, quick: QUICK, figures, goals }, null, 2) + '\n');
+}
+
+/**
+ * D (mcp-proxy recording) against three debuggers of its own
+ * (scenarios/otlp.mjs): a serve that does not stream, one streaming to a
+ * dead endpoint, one streaming to a slow receiver. The proxy's sequential
+ * and pipelined scenarios with the rest of the bench's options, ROUNDS
+ * rounds; the goals compare D with each streaming debugger to D with the
+ * one that does not stream.
+ */
+async function measureOtlp(dataDir) {
+  const started = Date.now();
+  const { lines, goals, figures, ratios, perRound, receiver, deadEndpoint } = await otlpBench.measure({
+    rounds: ROUNDS,
+    log,
+    options: { sequential: OPTIONS.sequential, pipelined: OPTIONS.pipelined },
+    runD: (scenario, options) => onceStarted('D', scenario, options),
+    // D goes back to the bench's own debugger, whatever ran after this.
+    restore: () => attachD(serve.port, dataDir),
+    control: OTLP_CONTROL,
+  });
+  const out = [
+    '',
+    `graphmind serve --otlp-endpoint bench — ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${cpus().length} cores, ${ROUNDS} round(s)${QUICK ? ', QUICK' : ''}, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    ...lines,
+    '',
+    ...goals.map((g) => `${g.ok ? 'PASS' : 'MISS'}  ${g.goal.padEnd(56)} ${g.shown}`),
+    '',
+  ];
+  process.stdout.write(out.join('\n'));
+  const file = fileURLToPath(new URL('./otlp-results.json', import.meta.url));
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cores: cpus().length, rounds: ROUNDS, quick: QUICK, control: OTLP_CONTROL, options: { sequential: OPTIONS.sequential, pipelined: OPTIONS.pipelined }, deadEndpoint, receiver, figures, ratios, goals, perRound }, null, 2) + '\n');
 }
 
 main().catch((error) => {
