@@ -6,6 +6,14 @@ export const LOG_READ_CHUNK_BYTES = 4 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 
+/**
+ * The read buffer of the default size, made once and lent to one call at a
+ * time: a start that loads thousands of small logs must not allocate 4 MiB
+ * for each of them.
+ */
+let shared: Buffer | undefined;
+let sharedInUse = false;
+
 /** Options for {@link readLines}. */
 export interface ReadLinesOptions {
   /** Bytes read at a time. @default 4194304 (4 MiB, {@link LOG_READ_CHUNK_BYTES}) */
@@ -40,7 +48,19 @@ export interface ReadLinesResult {
 export function readLines(fd: number, onLine: (line: Buffer) => void, options: ReadLinesOptions = {}): ReadLinesResult {
   const chunkBytes = Math.max(1, options.chunkBytes ?? LOG_READ_CHUNK_BYTES);
   const maxLineBytes = options.maxLineBytes ?? constants.MAX_STRING_LENGTH;
-  const chunk = Buffer.allocUnsafe(chunkBytes);
+  // Borrow the shared buffer when it fits and is free (a caller's onLine could read another log).
+  const borrow = chunkBytes === LOG_READ_CHUNK_BYTES && !sharedInUse;
+  const chunk = borrow ? (shared ??= Buffer.allocUnsafe(chunkBytes)) : Buffer.allocUnsafe(chunkBytes);
+  if (borrow) sharedInUse = true;
+  try {
+    return readInto(fd, chunk, onLine, maxLineBytes);
+  } finally {
+    if (borrow) sharedInUse = false;
+  }
+}
+
+function readInto(fd: number, chunk: Buffer, onLine: (line: Buffer) => void, maxLineBytes: number): ReadLinesResult {
+  const chunkBytes = chunk.length;
   /** The start of the current line, from earlier chunks (copies: the chunk is reused). */
   let pieces: Buffer[] = [];
   let piecesBytes = 0;
@@ -52,18 +72,20 @@ export function readLines(fd: number, onLine: (line: Buffer) => void, options: R
     const read = readSync(fd, chunk, 0, chunkBytes, bytes);
     if (read === 0) break;
     bytes += read;
+    // Only the bytes just read: what lies past them is an earlier read's (or nothing's).
+    const filled = read === chunkBytes ? chunk : chunk.subarray(0, read);
     let start = 0;
     for (;;) {
-      const newline = chunk.indexOf(NEWLINE, start);
-      if (newline === -1 || newline >= read) break;
+      const newline = filled.indexOf(NEWLINE, start);
+      if (newline === -1) break;
       const length = piecesBytes + newline - start;
       if (dropping || length > maxLineBytes) {
         tooLong++;
       } else if (pieces.length === 0) {
-        onLine(chunk.subarray(start, newline));
+        onLine(filled.subarray(start, newline));
       } else {
         // Joined once, when the line is whole: not once per chunk.
-        onLine(Buffer.concat([...pieces, chunk.subarray(start, newline)]));
+        onLine(Buffer.concat([...pieces, filled.subarray(start, newline)]));
       }
       pieces = [];
       piecesBytes = 0;
@@ -76,7 +98,7 @@ export function readLines(fd: number, onLine: (line: Buffer) => void, options: R
         dropping = true;
         pieces = [];
       } else {
-        pieces.push(Buffer.from(chunk.subarray(start, read)));
+        pieces.push(Buffer.from(filled.subarray(start, read)));
       }
     }
   }
