@@ -1,0 +1,63 @@
+import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
+
+/** The most bytes `graphmind import` reads unless `--max-bytes` says otherwise: 256 MiB. */
+export const DEFAULT_IMPORT_MAX_BYTES = 256 * 1024 * 1024;
+
+/** A source `graphmind import` may read: an open regular file (or standard input when asked with `-`). */
+export interface ImportSource {
+  /** The descriptor to read from (0 for standard input). */
+  fd: number;
+  /** The file's size when it is a regular file; undefined for standard input. */
+  size: number | undefined;
+  /** Close it (standard input is left open). */
+  close(): void;
+}
+
+/** What a file of this kind is called in a refusal. */
+function kindOf(stats: Stats): string | undefined {
+  if (stats.isFile()) return undefined;
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * Open what `graphmind import` was given, or say in one line why not: only
+ * a regular file of at most `maxBytes`, or standard input when `path` is
+ * `-`. A FIFO, a device or a directory is refused at once, before a byte
+ * is read (the file is opened non-blocking, so opening a FIFO with no
+ * writer cannot hang).
+ */
+export function openImportSource(path: string, maxBytes: number): ImportSource | string {
+  if (path === '-') return { fd: 0, size: undefined, close: () => {} };
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return `${path}: no such file`;
+    if (code === 'EACCES' || code === 'EPERM') return `${path}: permission denied`;
+    if (code === 'EISDIR') return `${path} is a directory, not a run log`;
+    return `cannot open ${path}: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  const close = (): void => closeSync(fd);
+  try {
+    const stats = fstatSync(fd);
+    const kind = kindOf(stats);
+    if (kind !== undefined) {
+      close();
+      return `${path} is ${kind}, not a run log: give a file (or - to read standard input)`;
+    }
+    if (stats.size > maxBytes) {
+      close();
+      return `${path} is ${stats.size} bytes, over the ${maxBytes}-byte limit: raise it with --max-bytes`;
+    }
+    return { fd, size: stats.size, close };
+  } catch (error) {
+    close();
+    return `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
