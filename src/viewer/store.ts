@@ -2,7 +2,7 @@
 // what the user has selected. Live messages and user actions change it;
 // views subscribe and redraw at most once per animation frame.
 import type { Breakpoints, Hold, RunEvent, RunSummary, Status } from '../report/events.js';
-import { runServer } from '../server/run-state.js';
+import { runServer } from '../protocol/run-state.js';
 import { ApiError, api } from './api.js';
 import { NO_FIND, type FindQuery } from './find.js';
 import type { Connection, LiveMessage } from './live.js';
