@@ -8,7 +8,8 @@ import type { RunSummary } from '../report/events.js';
 import { api } from './api.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { cut, duration, plural, span, when } from './format.js';
-import type { RunFilter, SourceFilter, Store } from './store.js';
+import type { Store } from './store.js';
+import type { RunFilter, SourceFilter } from './view-state.js';
 
 const FILTERS: RunFilter[] = ['all', 'running', 'ok', 'error'];
 const SOURCE_FILTERS: Array<{ filter: SourceFilter; label: string; source?: string }> = [
