@@ -5,6 +5,8 @@
 import type { Instance, LogLine, NodeDeclaration, NodeKind, NodeStatus, Run, RunEvent, RunSummary } from '../report/events.js';
 import { ownStatus, RunReplay, type NodeEntry } from '../report/run-replay.js';
 
+export type { NodeEntry };
+
 /** A run as `GET /api/runs/:id` returns it; `lastSeq` is there when the server reports it. */
 export type FetchedRun = Run & { lastSeq?: number };
 
