@@ -11,7 +11,7 @@ import { JsonSlice } from '../src/report/deferred.js';
 import { encodeBatch } from '../src/report/encode-batch.js';
 import type { RunEvent } from '../src/report/events.js';
 import { arrayElementEnds, BatchText } from '../src/server/batch-text.js';
-import { RunState } from '../src/server/run-state.js';
+import { RunState } from '../src/protocol/run-state.js';
 import { RunStore } from '../src/server/run-store.js';
 import { BatchReader } from '../src/server/batch-reader.js';
 import { RawJson } from '../src/server/raw-json.js';

@@ -14,7 +14,7 @@ import { HOST_CLOSED, RelayGate, cancelledBy } from '../src/relay/relay-gate.js'
 import { labelPath, sessionLabel, type RelayRecorder } from '../src/relay/relay-recorder.js';
 import { redactCommandLine } from '../src/report/hide.js';
 import { HoldRegistry } from '../src/server/holds.js';
-import { RunState, runServer } from '../src/server/run-state.js';
+import { RunState, runServer } from '../src/protocol/run-state.js';
 import { validateEvent } from '../src/server/validate-event.js';
 import { classify } from '../src/streams/classifier.js';
 import { Correlator } from '../src/streams/correlator.js';

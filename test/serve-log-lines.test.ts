@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { Run, RunEvent } from '../src/report/events.js';
 import { arrayElementEnds, BatchText } from '../src/server/batch-text.js';
-import { RunState } from '../src/server/run-state.js';
+import { RunState } from '../src/protocol/run-state.js';
 import { RunStore } from '../src/server/run-store.js';
 import { prng } from './helpers/random.js';
 

@@ -1,7 +1,7 @@
 // The recipes' shell lines: a path is one word for the shell, whatever it holds.
 import { execFileSync } from 'node:child_process';
 import t from 'tap';
-import { shellWord } from '../src/cli/shell-word.js';
+import { shellWord } from '../src/protocol/shell-word.js';
 
 t.test('a plain path stays as it is; anything else is single-quoted so that sh reads it back whole', async (t) => {
   t.equal(shellWord('/home/me/graphmind-ai/dist/cli/graphmind.js'), '/home/me/graphmind-ai/dist/cli/graphmind.js');

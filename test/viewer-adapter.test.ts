@@ -16,7 +16,7 @@ import * as z from 'zod';
 import { graphmind, type Graphmind } from '../src/adapter/index.js';
 import type { RunEvent, RunSummary } from '../src/report/events.js';
 import { newRunId } from '../src/report/reporter.js';
-import { RunState, runGroup } from '../src/server/run-state.js';
+import { RunState, runGroup } from '../src/protocol/run-state.js';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { RunEvents, api, fakeReporter, runId, startServe, type ServeProcess } from './helpers/serve.js';
 import { NODES, attributes, computed, inPage, until } from './helpers/viewer.js';

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { DEFAULT_PORT } from '../report/config.js';
-import { shellWord } from './shell-word.js';
+import { shellWord } from '../protocol/shell-word.js';
 
 function cliPath(): string {
   const script = process.argv[1] ?? 'graphmind';

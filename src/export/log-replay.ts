@@ -12,7 +12,7 @@ import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import type { RunEvent } from '../report/events.js';
 import { readLines } from '../server/log-lines.js';
 import { eventsOfLine } from '../server/read-run-log.js';
-import { RunState } from '../server/run-state.js';
+import { RunState } from '../protocol/run-state.js';
 import { RunFacts } from './run-facts.js';
 import type { TraceRun } from './trace-model.js';
 

@@ -9,7 +9,7 @@
 import type { BatchText } from '../server/batch-text.js';
 import type { RunEvent } from '../report/events.js';
 import { RunStore } from '../server/run-store.js';
-import type { RunState } from '../server/run-state.js';
+import type { RunState } from '../protocol/run-state.js';
 
 /** Told of what the store records. Both calls are on ingest's path: they must be cheap and must not throw. */
 export interface RunObserver {

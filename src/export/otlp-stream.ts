@@ -21,7 +21,7 @@
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Instance, RunEvent } from '../report/events.js';
-import type { RunState } from '../server/run-state.js';
+import type { RunState } from '../protocol/run-state.js';
 import { traceRunOf } from './log-replay.js';
 import type { RunObserver } from './observed-store.js';
 import { endpointText, type OtlpConfig } from './otlp-config.js';

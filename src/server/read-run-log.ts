@@ -12,7 +12,7 @@ import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import { expandCompletedGroup } from '../report/completed-group.js';
 import type { RunEvent } from '../report/events.js';
 import { readLines } from './log-lines.js';
-import { RunState } from './run-state.js';
+import { RunState } from '../protocol/run-state.js';
 import { validateEvent } from './validate-event.js';
 
 /** A run log after {@link readRunLog}. */

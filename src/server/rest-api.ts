@@ -6,7 +6,7 @@ import { parseBreakpoints } from './breakpoints.js';
 import type { HoldRegistry } from './holds.js';
 import { BodyError, readJsonBody, sendError, sendJson, sendJsonText, sendMethodNotAllowed } from './http-util.js';
 import type { LiveFeed } from './live-feed.js';
-import type { RunState } from './run-state.js';
+import type { RunState } from '../protocol/run-state.js';
 import type { RunStore } from './run-store.js';
 
 /** What the REST API works on. */

@@ -4,7 +4,7 @@ import { RUN_ID_PATTERN, type RunEvent, type RunSummary } from '../report/events
 import type { BatchText } from './batch-text.js';
 import { LogFiles, MAX_OPEN_LOGS } from './log-files.js';
 import { readRunLog } from './read-run-log.js';
-import { RunState } from './run-state.js';
+import { RunState } from '../protocol/run-state.js';
 
 /** A live run's log: its file, and the lines appended since the last write. */
 interface RunLog {

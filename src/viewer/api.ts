@@ -1,7 +1,10 @@
 // The REST control API, with the token as a bearer header. A 401 means the
 // server restarted with a new token: read it again and retry once.
-import type { Breakpoints, Hold, HoldAction, Run, RunSummary } from '../report/events.js';
+import type { Breakpoints, Hold, HoldAction, RunSummary } from '../report/events.js';
+import type { FetchedRun } from './run-model.js';
 import { refreshToken, token } from './token.js';
+
+export type { FetchedRun };
 
 /** A failed API call, with the HTTP status (0 when the server could not be reached). */
 export class ApiError extends Error {
@@ -13,9 +16,6 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 }
-
-/** A run as `GET /api/runs/:id` returns it; `lastSeq` is there when the server reports it. */
-export type FetchedRun = Run & { lastSeq?: number };
 
 async function call(method: string, path: string, body?: unknown, retried = false): Promise<Response> {
   const headers: Record<string, string> = { authorization: `Bearer ${token()}` };

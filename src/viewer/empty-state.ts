@@ -3,7 +3,7 @@
 // lines themselves (its port when not 4747, its data directory when not the
 // default: a proxy needs both to find it and its token). Each block can be
 // copied whole. Mirrors the text recipe of `graphmind mcp-proxy` (src/cli/recipe.ts).
-import { shellWord } from '../cli/shell-word.js';
+import { shellWord } from '../protocol/shell-word.js';
 import { button, el, setAttr } from './dom.js';
 import { copyText } from './json-view.js';
 

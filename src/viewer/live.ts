@@ -5,9 +5,7 @@ import type { LiveMessage } from '../report/events.js';
 
 export type { LiveMessage };
 import { refreshToken, token } from './token.js';
-
-/** The state of the connection, for the header. */
-export type Connection = 'connecting' | 'live' | 'reconnecting';
+import type { Connection } from './view-state.js';
 
 const DELAYS = [250, 500, 1000, 2000, 4000, 5000];
 

@@ -10,7 +10,8 @@ import { NodeDetail } from './node-detail.js';
 import { RunHeader } from './run-header.js';
 import { RunList } from './run-list.js';
 import { RightPane } from './right-pane.js';
-import { Dirty, Store } from './store.js';
+import { Store } from './store.js';
+import { Dirty } from './view-state.js';
 import { placeHash, readPlace } from './url-state.js';
 
 const store = new Store();

@@ -8,7 +8,8 @@ import type { RunSummary } from '../report/events.js';
 import { api } from './api.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { cut, duration, plural, span, when } from './format.js';
-import type { RunFilter, SourceFilter, Store } from './store.js';
+import type { Store } from './store.js';
+import type { RunFilter, SourceFilter } from './view-state.js';
 
 const FILTERS: RunFilter[] = ['all', 'running', 'ok', 'error'];
 const SOURCE_FILTERS: Array<{ filter: SourceFilter; label: string; source?: string }> = [
@@ -23,6 +24,19 @@ type Group = NonNullable<RunSummary['group']>;
 
 /** A row of the list: one run, or the runs of one adapter connection (newest first). */
 type Row = { kind: 'run'; run: RunSummary } | { kind: 'group'; group: Group; runs: RunSummary[] };
+
+/** What a group's row shows of its runs. */
+interface GroupShown {
+  open: boolean;
+  /** Every run of the group (the row lists those the filters let through). */
+  total: readonly RunSummary[];
+  errors: number;
+  running: number;
+  status: 'running' | 'error' | 'ok';
+  /** The run on view, if it is one of the group's. */
+  selected: RunSummary | undefined;
+  label: string;
+}
 
 /** The list of runs in the sidebar. */
 export class RunList {
@@ -196,8 +210,22 @@ export class RunList {
     const running = runs.filter((run) => run.status === 'running').length;
     const status = running > 0 ? 'running' : errors > 0 ? 'error' : 'ok';
     const selected = runs.find((run) => run.runId === this.store.selectedRunId);
-    const sessionId = group.sessionId ?? runs.find((run) => run.group?.sessionId !== undefined)?.group?.sessionId;
     const label = `${group.server} · ${group.connection}`;
+    const head = this.#drawGroupHead(group, runs, { open, total, errors, running, status, selected, label });
+    const top = el('div', { class: 'group-top' }, head, this.#groupDelete(id, total));
+    const li = el('li', { class: `run-group status-${status}${open ? ' open' : ''}${selected !== undefined ? ' has-selected' : ''}` }, top);
+    setAttr(li, 'data-group-id', id);
+    setAttr(li, 'data-runs', String(runs.length));
+    setAttr(li, 'data-errors', String(errors));
+    if (open) this.#drawGroupRuns(li, id, label, runs);
+    return li;
+  }
+
+  /** The head of a group's row: what the connection is and did; a click opens or closes it. */
+  #drawGroupHead(group: Group, runs: readonly RunSummary[], shown: GroupShown): HTMLElement {
+    const { open, total, errors, running, status, selected, label } = shown;
+    const id = group.id;
+    const sessionId = group.sessionId ?? runs.find((run) => run.group?.sessionId !== undefined)?.group?.sessionId;
     const counts = [runs.length === total.length ? plural(runs.length, 'run') : `${runs.length.toLocaleString()} of ${plural(total.length, 'run')}`];
     if (errors > 0) counts.push(plural(errors, 'error'));
     if (running > 0) counts.push(`${running.toLocaleString()} running`);
@@ -244,6 +272,11 @@ export class RunList {
     setAttr(head, 'aria-expanded', String(open));
     setAttr(head, 'aria-labelledby', headId);
     setAttr(head, 'aria-describedby', factsId);
+    return head;
+  }
+
+  /** A group's delete button: deletes every run of the connection, on a second click. */
+  #groupDelete(id: string, total: readonly RunSummary[]): HTMLButtonElement {
     const confirming = this.#confirming === `group:${id}`;
     const del = button(
       confirming ? `Delete ${total.length}?` : '×',
@@ -262,25 +295,22 @@ export class RunList {
     );
     setAttr(del, 'data-action', 'delete-group');
     setAttr(del, 'aria-label', confirming ? `Delete ${total.length === 1 ? 'the 1 run' : `all ${plural(total.length, 'run')}`} of this connection? Click again to confirm` : 'Delete the runs of this connection');
-    const top = el('div', { class: 'group-top' }, head, del);
-    const li = el('li', { class: `run-group status-${status}${open ? ' open' : ''}${selected !== undefined ? ' has-selected' : ''}` }, top);
-    setAttr(li, 'data-group-id', id);
-    setAttr(li, 'data-runs', String(runs.length));
-    setAttr(li, 'data-errors', String(errors));
-    if (open) {
-      const limit = this.#limits.get(id) ?? GROUP_PAGE;
-      const inner = el('ol', { class: 'runs group-runs', attrs: { 'aria-label': `runs of ${label}` } }, ...runs.slice(0, limit).map((run) => this.#item(run)));
-      li.appendChild(inner);
-      if (runs.length > limit) {
-        const more = button(`Show ${Math.min(GROUP_PAGE, runs.length - limit)} more of ${runs.length.toLocaleString()}`, () => {
-          this.#limits.set(id, limit + GROUP_PAGE);
-          this.render();
-        }, 'btn small ghost group-more');
-        setAttr(more, 'data-action', 'more');
-        li.appendChild(more);
-      }
+    return del;
+  }
+
+  /** An open group's runs, a page at a time. */
+  #drawGroupRuns(li: HTMLElement, id: string, label: string, runs: readonly RunSummary[]): void {
+    const limit = this.#limits.get(id) ?? GROUP_PAGE;
+    const inner = el('ol', { class: 'runs group-runs', attrs: { 'aria-label': `runs of ${label}` } }, ...runs.slice(0, limit).map((run) => this.#item(run)));
+    li.appendChild(inner);
+    if (runs.length > limit) {
+      const more = button(`Show ${Math.min(GROUP_PAGE, runs.length - limit)} more of ${runs.length.toLocaleString()}`, () => {
+        this.#limits.set(id, limit + GROUP_PAGE);
+        this.render();
+      }, 'btn small ghost group-more');
+      setAttr(more, 'data-action', 'more');
+      li.appendChild(more);
     }
-    return li;
   }
 
   /** The head of a group's row as drawn now. */

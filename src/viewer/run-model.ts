@@ -2,9 +2,13 @@
 // by applying the `run.event` messages of the live feed with the server's
 // own reducer (RunReplay), plus what the page needs beside it: the
 // timeline, the tree of nodes, and change counters for the views.
-import type { Instance, LogLine, NodeDeclaration, NodeKind, NodeStatus, RunEvent, RunSummary } from '../report/events.js';
+import type { Instance, LogLine, NodeDeclaration, NodeKind, NodeStatus, Run, RunEvent, RunSummary } from '../report/events.js';
 import { ownStatus, RunReplay, type NodeEntry } from '../report/run-replay.js';
-import type { FetchedRun } from './api.js';
+
+export type { NodeEntry };
+
+/** A run as `GET /api/runs/:id` returns it; `lastSeq` is there when the server reports it. */
+export type FetchedRun = Run & { lastSeq?: number };
 
 /** One line of the timeline: an execution or a log line, in the order they happened. */
 export type TimelineItem = { kind: 'instance'; instance: Instance; index: number } | { kind: 'log'; log: LogLine; index: number };

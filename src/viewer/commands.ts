@@ -1,0 +1,88 @@
+// The REST commands the page sends on the user's behalf: breakpoints
+// (shown at once, put back if the server refuses them) and deleting runs
+// (gone from the list at once, back if the server could not delete them).
+import type { Breakpoints } from '../report/events.js';
+import { ApiError, api } from './api.js';
+import { followNewestLeft } from './run-loading.js';
+import { Dirty, newStep, type Step, type ViewState } from './view-state.js';
+
+/** What a command needs of the page: its state, and the shell that redraws it, tells the user, and fetches. */
+export interface CommandHost extends ViewState {
+  mark(dirty: number): void;
+  notify(text: string): void;
+  perform(step: Step): Promise<void>;
+}
+
+/** Replace the breakpoints on the server (the live feed confirms to every tab); resolves false (with a notice) when it refused them. */
+export async function putBreakpoints(host: CommandHost, next: Breakpoints): Promise<boolean> {
+  const previous = host.breakpoints;
+  host.breakpoints = next;
+  host.mark(Dirty.Breakpoints);
+  let saved = true;
+  try {
+    host.breakpoints = await api.putBreakpoints(next);
+  } catch (error) {
+    saved = false;
+    host.breakpoints = previous;
+    host.notify(`Could not save breakpoints: ${error instanceof Error ? error.message : 'error'}`);
+  }
+  host.mark(Dirty.Breakpoints);
+  return saved;
+}
+
+/** Set or clear one gate of a node's breakpoint. */
+export function setBreakpoint(host: CommandHost, nodeId: string, gate: 'before' | 'after', on: boolean): Promise<boolean> {
+  return putBreakpoints(host, withGate(host.breakpoints, nodeId, gate, on));
+}
+
+/** Clear the breakpoints of one node, or of every node. */
+export function clearBreakpoints(host: CommandHost, nodeId?: string): Promise<boolean> {
+  const nodes: Breakpoints['nodes'] = {};
+  if (nodeId !== undefined) for (const [id, entry] of Object.entries(host.breakpoints.nodes)) if (id !== nodeId) nodes[id] = { ...entry };
+  return putBreakpoints(host, { pauseOnError: host.breakpoints.pauseOnError, nodes });
+}
+
+/** Turn pausing on an error answer on or off. */
+export function setPauseOnError(host: CommandHost, on: boolean): Promise<boolean> {
+  return putBreakpoints(host, { pauseOnError: on, nodes: host.breakpoints.nodes });
+}
+
+/** `breakpoints` with one gate of a node set or cleared (a node with no gate left is dropped); `breakpoints` is not changed. */
+export function withGate(breakpoints: Breakpoints, nodeId: string, gate: 'before' | 'after', on: boolean): Breakpoints {
+  const nodes: Breakpoints['nodes'] = {};
+  for (const [id, entry] of Object.entries(breakpoints.nodes)) nodes[id] = { ...entry };
+  const entry = { ...(nodes[nodeId] ?? {}) };
+  if (on) entry[gate] = true;
+  else delete entry[gate];
+  if (entry.before === true || entry.after === true) nodes[nodeId] = entry;
+  else delete nodes[nodeId];
+  return { pauseOnError: breakpoints.pauseOnError, nodes };
+}
+
+/**
+ * Delete runs (the runs of a connection, say), one after the other. They
+ * leave the list at once, and the page does not go to one of them on the
+ * way (each `run.deleted` moves a page off the run it shows, and the
+ * next could be the next to go): a page on one of them follows the newest
+ * run left. Resolves to how many could not be deleted (they come back).
+ */
+export async function deleteRuns(host: CommandHost, runIds: readonly string[]): Promise<number> {
+  for (const runId of runIds) host.deleting.add(runId);
+  const step = newStep();
+  step.dirty |= Dirty.Runs;
+  if (host.selectedRunId !== null && host.deleting.has(host.selectedRunId)) followNewestLeft(host, step);
+  void host.perform(step);
+  let failed = 0;
+  for (const runId of runIds) {
+    try {
+      await api.deleteRun(runId);
+    } catch (error) {
+      // Already gone (another tab, --max-runs): what was asked for.
+      if (error instanceof ApiError && error.status === 404) continue;
+      failed++;
+      host.deleting.delete(runId);
+      host.mark(Dirty.Runs);
+    }
+  }
+  return failed;
+}
