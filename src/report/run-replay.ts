@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { setOwn } from '../json/set-own.js';
 import type { GraphNode, Instance, InstanceAttempt, InstanceError, LogLine, NodeDeclaration, NodeStatus, RunEvent, RunSummary } from './events.js';
 import { InstanceIndex } from './instance-index.js';
 
@@ -122,7 +123,7 @@ export class RunReplay {
       case 'run.meta':
         for (const [key, value] of Object.entries(event.meta)) {
           if (value === undefined) continue;
-          this.meta[key] = value;
+          setOwn(this.meta, key, value);
           this.metaSet(key);
         }
         return true;
