@@ -201,6 +201,7 @@ export class HttpProxy {
     res.on('close', onClose);
     void pending.then((frames) => {
       res.off('close', onClose);
+      this.#routes.waiting.delete(frame);
       const out = outcomeBytes(frames, frame, body);
       if (out !== undefined) {
         this.#forward(req, res, session, frame, out);
