@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { DEFAULT_HTTP_PROXY_PORT, listenAddress, startHttpProxy } from '../http-proxy/start.js';
-import { HTTP_PROXY_PREFIX } from '../http-proxy/http-proxy.js';
+import { HTTP_PROXY_PREFIX } from '../http-proxy/texts.js';
 import { createStderrSink } from '../proxy/stderr-sink.js';
 import { DEFAULT_PORT } from '../report/config.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
