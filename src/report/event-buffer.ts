@@ -146,6 +146,17 @@ export class EventBuffer {
     if (start !== undefined && run.startDropped) this.#droppedStarts.set(runId, start);
   }
 
+  /**
+   * The owner an event of `run` is pushed with: the run, whose drops are
+   * counted, or null for its start and its graph's root (kept aside when
+   * they go). A run.finished ends the run here (see {@link EventBuffer.finish}).
+   */
+  ownerOf(event: RunEvent, run: RunState): RunState | null {
+    if (event.type === 'run.finished') this.finish(run);
+    else if (event.type === 'run.started' || isRoot(event)) return null;
+    return run;
+  }
+
   /** The start of every live run, to reclaim them on attach. */
   reclaims(): RunStartedEvent[] {
     return [...this.#started.values()];

@@ -4,7 +4,7 @@ import { DEFAULT_PORT, defaultDataDir } from './config.js';
 import type { CompletedRun } from './completed-run.js';
 import { deferredBytes } from './deferred.js';
 import { encodeBatch } from './encode-batch.js';
-import { DEFAULT_MAX_BUFFERED_EVENTS, EVENT_OVERHEAD_BYTES, EventBuffer, eventWeight, isRoot, type RunState } from './event-buffer.js';
+import { DEFAULT_MAX_BUFFERED_EVENTS, EVENT_OVERHEAD_BYTES, EventBuffer, eventWeight, type RunState } from './event-buffer.js';
 import type { Breakpoints, BreakpointsAck, RunEvent, RunStartedEvent } from './events.js';
 import { IngestLink } from './ingest-link.js';
 import { parseIngestUrl, urlHost } from './ingest-url.js';
@@ -150,10 +150,7 @@ export class Reporter extends EventEmitter {
     full.runId = runId;
     full.seq = ++run.seq;
     full.t = t;
-    let owner: RunState | null = run;
-    if (full.type === 'run.finished') this.#buffer.finish(run);
-    else if (full.type === 'run.started' || isRoot(full)) owner = null;
-    this.#push(full, owner, eventWeight(full));
+    this.#push(full, this.#buffer.ownerOf(full, run), eventWeight(full));
   }
 
   /**
