@@ -44,7 +44,7 @@ t.test('a reporter that never acks is waited for up to 2 s; one that goes away, 
   const serve = await startDebugger(t);
   await connectV1(t, serve);
   await waitForAsync(async () => (await health(serve)).applied === 1, 5000, 'the proxy to ack');
-  const silent = await fakeReporter(serve.port, serve.token);
+  const silent = await fakeReporter(serve.port, serve.token, { ack: false });
   t.teardown(() => silent.ws.terminate());
   await silent.next((m) => m.type === 'breakpoints');
   t.match(await health(serve), { reporters: 2, applied: 1 }, 'two reporters, one applied');

@@ -162,7 +162,9 @@ async function breakpoints(req: IncomingMessage, res: ServerResponse, method: st
   const parsed = parseBreakpoints(read.value);
   if (typeof parsed === 'string') return sendError(res, 400, `bad breakpoints: ${parsed}`);
   await ctx.setBreakpoints(parsed);
-  return sendJson(res, 200, parsed);
+  // The breakpoints in force now: these, unless a PUT that came while this one waited replaced them (a client
+  // that takes the answer as the state, the viewer does, is then not set back to older ones).
+  return sendJson(res, 200, ctx.getBreakpoints());
 }
 
 /** `GET /api/holds` and `POST /api/holds/:holdId` (a decision). */
