@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import t from 'tap';
-import { decide, newRuns, runIds, setBreakpoints, sleep, startDebugger, waitForHold } from './helpers/gates.js';
+import { breakpointsApplied, decide, newRuns, runIds, setBreakpoints, startDebugger, waitForHold } from './helpers/gates.js';
 import { api } from './helpers/serve.js';
 
 const EXAMPLE = fileURLToPath(new URL('../example/stdio-server.mjs', import.meta.url));
@@ -30,7 +30,7 @@ t.test('the example server, held and steered through the control API', async (t)
   // A breakpoint before list_tasks: the handler does not run until decided.
   const seen = new Set(await runIds(serve));
   await setBreakpoints(serve, { pauseOnError: true, nodes: { 'tool:list_tasks': { before: true } } });
-  await sleep(200); // the breakpoints travel to the server over the debugger's socket
+  await breakpointsApplied(serve); // the example's reporter has them (the PUT waits for a reporter attached; this, for one that attaches later)
   const held = client.callTool({ name: 'list_tasks', arguments: {} });
   const hold = await waitForHold(serve, { nodeId: 'tool:list_tasks', gate: 'before' });
   t.equal(hold.method, 'tools/call');
@@ -65,7 +65,6 @@ t.test('the example server, held and steered through the control API', async (t)
 
   // The resource template is one node, named by its registration.
   await setBreakpoints(serve, { pauseOnError: true, nodes: {} });
-  await sleep(200);
   const read = await client.readResource({ uri: 'task://PAY-101' });
   t.match(read.contents, [{ uri: 'task://PAY-101' }]);
 });

@@ -181,7 +181,9 @@ t.test('handlers that reject after their client has gone: no crash, a clear node
     const gm = await adapter(t, serve);
     const server = gm.wrapServer(k.mcpServer('late-reject'));
     let rejected = false;
+    let running = false;
     server.registerTool('slow', { description: 'rejects once its client is gone' }, async (context: Loose) => {
+      running = true;
       const signal = k.signal(context);
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       await sleep(20);
@@ -191,7 +193,7 @@ t.test('handlers that reject after their client has gone: no crash, a clear node
     const watch = await RunWatch.start(serve);
     const client = await connectInMemory(t, k, server);
     const pending = later(k.callTool(client, { name: 'slow', arguments: {} }, { timeout: 5000 }));
-    await sleep(50);
+    await waitFor(() => running, 5000, 'the handler to run');
     await client.close();
     await settle(pending);
     await waitFor(() => rejected, 5000, 'the handler to reject');
@@ -335,7 +337,7 @@ t.test('the one-time warning: only for a hold that passes 1 s, and only once', a
   const slow = later(client.callTool({ name: 'echo', arguments: { text: 'slow' } }));
   const hold = await waitForHold(serve, { nodeId: 'tool:echo' });
   const requestId = (hold.frame as { id: number }).id;
-  await sleep(1300);
+  await waitFor(() => written.length === 1, 5000, 'the warning');
   t.equal(written.length, 1, 'a hold past 1 s warns');
   t.match(written[0], new RegExp(`^graphmind adapter: tools/call #${requestId} \\(tool:echo\\) has been held at the before gate for over 1 s — the MCP client may time out; resume it in http://127\\.0\\.0\\.1:${serve.port} \\(this warning is shown once\\)\\n$`), 'naming the call that is held');
   await decide(serve, hold.holdId, 'continue');

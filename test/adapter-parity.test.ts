@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import t from 'tap';
 import type { Hold, HoldAction } from '../src/report/events.js';
 import { CLI } from './helpers/cli.js';
-import { decide, setBreakpoints, sleep, startDebugger, waitForHold, type ServeProcess, type Teardown } from './helpers/gates.js';
+import { breakpointsApplied, decide, setBreakpoints, sleep, startDebugger, waitForHold, type ServeProcess, type Teardown } from './helpers/gates.js';
 
 const SERVER = fileURLToPath(new URL('./fixtures/parity/parity-server.mjs', import.meta.url));
 
@@ -91,7 +91,7 @@ t.test('inject and abort give the client the same answer through the proxy and t
     for (const how of ['proxy', 'adapter'] as const) {
       const nodeId = NODES[how][c.method];
       await setBreakpoints(serve, { pauseOnError: false, nodes: { [nodeId]: { [c.gate]: true } } });
-      await sleep(150); // the breakpoints travel to the proxy and the adapter over their sockets
+      await breakpointsApplied(serve, 2); // the proxy and the adapter have applied them (the PUT waits for those attached; this, for one that attaches later)
       const pending = outcome(send(clients[how], c.method, n));
       const hold = await waitForHold(serve, { nodeId, gate: c.gate });
       const value = typeof c.value === 'function' ? (c.value as (hold: Hold) => unknown)(hold) : c.value;
@@ -116,7 +116,7 @@ t.test('the loop hold: the third identical call holds before it runs, in both', 
   const serve = await startDebugger(t);
   await setBreakpoints(serve, { pauseOnError: false, nodes: {} });
   const clients = { proxy: await connect(t, serve, 'proxy'), adapter: await connect(t, serve, 'adapter') };
-  await sleep(150);
+  await breakpointsApplied(serve, 2);
   const received: Record<string, unknown> = {};
   for (const how of ['proxy', 'adapter'] as const) {
     const call = (): Promise<unknown> => outcome(clients[how].callTool({ name: 'echo', arguments: { text: 'again and again' } }));

@@ -28,9 +28,9 @@ import {
   lineSession,
   setBreakpoints,
   settle,
-  sleep,
   startDebugger,
   text,
+  waitFor,
   waitForHold,
 } from './helpers/adapter.js';
 
@@ -54,7 +54,7 @@ for (const server of SERVERS) {
       await handshake(session);
       session.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'held' } } });
       const hold = await waitForHold(serve, { nodeId: 'tool:echo' });
-      await sleep(1400);
+      await waitFor(() => WARNING.test(session.stderr()), 5000, 'the warning');
       t.match(session.stderr(), WARNING, 'after 1 s on hold, one warning on stderr');
       await decide(serve, hold.holdId, 'inject', 'injected');
       t.strictSame((await session.answer(1)).result, text('injected'), 'the injected answer');

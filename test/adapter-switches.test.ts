@@ -37,6 +37,7 @@ import {
   startDebugger,
   startServeOn,
   text,
+  waitFor,
   waitForAsync,
   waitForHold,
   type Kit,
@@ -119,7 +120,7 @@ t.test('an adapter that is on connects at once (the control for the tests that e
   const listener = await connectionCounter(t);
   const gm = graphmind({ url: `ws://127.0.0.1:${listener.port}/ingest`, env: adapterEnv(undefined) });
   t.teardown(() => gm.dispose());
-  await sleep(CONNECT_GRACE_MS);
+  await waitFor(() => listener.count() > 0, 5000, 'a connection');
   t.ok(listener.count() > 0, 'the listener saw a connection');
 });
 

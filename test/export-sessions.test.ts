@@ -6,7 +6,7 @@
 import t from 'tap';
 import { PROXY_FIXTURES, startProxy } from './helpers/cli.js';
 import { proxyEnv, waitFor } from './helpers/gates.js';
-import { RunEvents, fakeReporter, runId, startServe } from './helpers/serve.js';
+import { RunEvents, fakeReporter, runId, runWhen, startServe } from './helpers/serve.js';
 import { NODES } from './helpers/viewer.js';
 import { KIND, STATUS, startReceiver, type ReceivedSpan } from './fixtures/export/otlp-receiver.js';
 
@@ -120,7 +120,8 @@ t.test('failed sessions, restarts, retries, adapter runs and abandoned runs as s
       run.next({ type: 'instance.started', instanceId: 'mcp_1', node: NODES.session() }),
       run.next({ type: 'instance.started', instanceId: 'mcp_2', node: NODES.tool('forever'), input: { name: 'forever' } }),
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The server has applied them (the run shows its open call) before the reporter goes.
+    await runWhen(serve, run.runId, (r) => (r.instances as unknown[]).length === 2);
     reporter.ws.terminate();
     const root = await rootOf((span) => span.attributes['graphmind.run.id'] === run.runId, 'the abandoned run');
     t.equal(root.status.code, STATUS.ERROR);

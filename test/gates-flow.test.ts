@@ -298,8 +298,9 @@ t.test('a live run deleted in the debugger: its proxy holds nothing more, and sa
   t.equal(session.stderr.holdingLines().length, 1, 'one HOLDING line for the call that was held');
 
   t.equal((await api(serve.port, serve.token, 'DELETE', `/api/runs/${runId as string}`)).status, 204, 'the live run is deleted');
-  // The proxy learns of it from a message on its socket; nothing shows when it has, so give it time, even on a loaded machine.
-  await sleep(1000);
+  // The proxy learns of it from a message on its socket. The same breakpoints again are a barrier: the PUT answers once the
+  // proxy has applied them, so it has read every message the server sent it before them, the rejection included.
+  await setBreakpoints(serve, { pauseOnError: true, nodes: { 'tool:echo': { before: true } } });
   const second = await session.client.callTool({ name: 'echo', arguments: { text: 'after delete' } }, undefined, QUICK);
   t.strictSame(second, { content: [{ type: 'text', text: 'after delete' }] }, 'a call that hits the breakpoint now goes straight through to the server');
   await sleep(300);

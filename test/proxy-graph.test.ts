@@ -629,7 +629,7 @@ t.test('detached with a full buffer: the oldest events go and the run says so', 
 t.test('GRAPHMIND_DISABLED=1: nothing is recorded, the relay still works', async (t) => {
   const disabled = await sdk(t, { port: server.port, server: [node, fixture('reverse-call-server.mjs')], env: { GRAPHMIND_DATA_DIR: server.dataDir, GRAPHMIND_DISABLED: '1' } });
   t.same(await disabled.client.callTool({ name: 'echo', arguments: { x: 1 } }), { content: [{ type: 'text', text: '{"x":1}' }] }, 'the relay works');
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Closed, the proxy has exited: a proxy that reported would have flushed its run on the way out.
   await disabled.close();
   // A reporting session after it: once its run is there, the disabled one would have been too.
   const s = rawSession(t, [node, fixture('reverse-call-server.mjs')]);
@@ -668,7 +668,8 @@ t.test('GRAPHMIND_TOKEN in the proxy environment is the token it presents', asyn
   const wrong = rawSession(t, [node, fixture('echo-server.mjs')], { env: { GRAPHMIND_TOKEN: 'wrong-token' } });
   wrong.write(initialize(1));
   await responseTo(wrong.proxy, 1);
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // The debugger turned it down (the proxy says so): it had its chance to be recorded.
+  await waitFor(() => wrong.proxy.stderr().includes('refused this proxy'), 10_000, 'the refusal');
   await wrong.end();
   t.equal(await runOfProxy(server, wrong.pid), undefined, 'a wrong GRAPHMIND_TOKEN is used over the right token file');
 });

@@ -24,9 +24,10 @@ const SNAPSHOT = fileURLToPath(new URL('./fixtures/report-wire.jsonl', import.me
 const tool = (name: string): NodeRef => ({ nodeId: `tool:${name}`, kind: 'tool', parent: 'mcp:session', label: name });
 const protocol = (method: string): NodeRef => ({ nodeId: `mcp:${method}`, kind: 'custom', parent: 'mcp:protocol', label: method });
 
-function frameOf(message: unknown, direction: Direction, type: FrameType, extra: Partial<Frame> = {}): Frame {
+/** A frame that passed at `at` (ms since the epoch; default now). */
+function frameOf(message: unknown, direction: Direction, type: FrameType, extra: Partial<Frame> = {}, at?: number): Frame {
   const raw = typeof message === 'string' ? Buffer.from(`${message}\n`) : Buffer.from(`${JSON.stringify(message)}\n`);
-  const frame = newFrame(raw, direction, 1, true);
+  const frame = newFrame(raw, direction, 1, true, at);
   frame.type = type;
   Object.assign(frame, extra);
   return frame;
@@ -36,8 +37,9 @@ function call(id: number, method: string, params: unknown, node: NodeRef, seq = 
   return frameOf({ jsonrpc: '2.0', id, method, params }, direction, 'request', { method, id, node, seq });
 }
 
-function answer(request: Frame, result: unknown, isError?: boolean): Frame {
-  return frameOf({ jsonrpc: '2.0', id: request.id, result }, 'server-to-client', 'response', { method: request.method, id: request.id, request, isError });
+/** The answer to `request`, passing at `at` (default now). */
+function answer(request: Frame, result: unknown, isError?: boolean, at?: number): Frame {
+  return frameOf({ jsonrpc: '2.0', id: request.id, result }, 'server-to-client', 'response', { method: request.method, id: request.id, request, isError }, at);
 }
 
 /**
@@ -281,7 +283,8 @@ t.test('frames are recorded a little after they pass, each at the time it passed
   const { reporter, recorder, texts } = await attachedRecorder(t);
   const before = reporter.pending;
   const request = call(1, 'tools/call', { name: 'echo' }, tool('echo'));
-  const passed = Date.now();
+  // The time a frame passed is its own (read once per chunk by the relay): the events must carry exactly it.
+  const passed = request.at;
   recorder.onFrame(request);
   t.equal(reporter.pending, before, 'nothing is recorded while the relay is still busy with the frame');
   t.equal(request.instanceId, undefined, 'no instance yet');
@@ -290,8 +293,8 @@ t.test('frames are recorded a little after they pass, each at the time it passed
   while (request.instanceId === undefined && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
   t.type(request.instanceId, 'string', 'recorded once the delay is over, with no other call');
   t.equal(reporter.pending, 0, 'and sent to the debugger with the batch, not held for the reporter\'s own batching');
-  await new Promise((resolve) => setTimeout(resolve, 40));
-  recorder.onFrame(answer(request, { content: [] }));
+  // The answer passes 40 ms after the request (its frame says so; no need to wait for it).
+  recorder.onFrame(answer(request, { content: [] }, undefined, passed + RECORD_DELAY_MS + 40));
   // Another call waits for the timer; asking for its instance records it at once (a hold needs it).
   const second = call(2, 'tools/call', { name: 'echo' }, tool('echo'));
   recorder.onFrame(second);
@@ -302,7 +305,7 @@ t.test('frames are recorded a little after they pass, each at the time it passed
   const events = texts.flatMap((text) => JSON.parse(text) as Array<Record<string, unknown>>);
   const started = events.find((e) => e.type === 'instance.started' && e.instanceId === request.instanceId);
   const finished = events.find((e) => e.type === 'instance.finished' && e.instanceId === request.instanceId);
-  t.ok(started && Math.abs((started.t as number) - passed) <= 5, 'the start carries the time the request passed, not the time it was recorded');
+  t.ok(started && started.t === passed, 'the start carries the time the request passed, not the time it was recorded');
   t.ok(finished && (finished.t as number) - (started?.t as number) >= RECORD_DELAY_MS + 30, 'the end carries the time the answer passed');
   const order = events.filter((e) => e.runId === recorder.runId).map((e) => e.seq as number);
   t.same(order, [...order].sort((a, b) => a - b), 'events go out in order');
@@ -312,7 +315,7 @@ t.test('detached, frames wait unrecorded until a debugger attaches, then go at o
   const { port, texts, reporter, recorder } = await detachedRecorder(t);
   const before = reporter.pending;
   const request = call(1, 'tools/call', { name: 'echo', arguments: { text: 'early' } }, tool('echo'));
-  const passed = Date.now();
+  const passed = request.at;
   recorder.onFrame(request);
   recorder.onFrame(answer(request, { content: [{ type: 'text', text: 'early' }] }));
   await new Promise((resolve) => setTimeout(resolve, RECORD_DELAY_MS * 4));
@@ -326,7 +329,7 @@ t.test('detached, frames wait unrecorded until a debugger attaches, then go at o
   const completed = events.find((e) => e.type === 'instance.completed');
   t.equal(completed?.instanceId, request.instanceId, 'recorded on attach as one event');
   t.same(completed?.input, { name: 'echo', arguments: { text: 'early' } });
-  t.ok(completed && Math.abs((completed.t as number) - passed) <= 5, 'it carries the time the request passed, not the time of the attach');
+  t.ok(completed && completed.t === passed, 'it carries the time the request passed, not the time of the attach');
   recorder.finish({ exitCode: 0, signal: null });
 });
 t.test('a full ring is recorded up to the first call in flight, past calls already answered, an error included', async (t) => {
@@ -359,10 +362,10 @@ t.test('a call answered before it is recorded is one event; one answered later, 
   const failing = call(3, 'tools/call', { name: 'fail' }, tool('fail'), 3);
   const listing = call(4, 'tools/list', {}, protocol('tools/list'), 4);
   for (const frame of [quick, slow, failing, listing]) recorder.onFrame(frame);
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  recorder.onFrame(answer(quick, { content: [{ type: 'text', text: 'hi' }] }));
-  recorder.onFrame(answer(failing, { content: [], isError: true }, true));
-  recorder.onFrame(answer(listing, { tools: [] }));
+  // The answers pass 5 ms after their requests (their frames say so; no need to wait for it).
+  recorder.onFrame(answer(quick, { content: [{ type: 'text', text: 'hi' }] }, undefined, quick.at + 5));
+  recorder.onFrame(answer(failing, { content: [], isError: true }, true, failing.at + 5));
+  recorder.onFrame(answer(listing, { tools: [] }, undefined, listing.at + 5));
   // Recorded now: the slow call's answer comes in a later batch.
   t.type(recorder.instanceIdOf(slow), 'string');
   recorder.onFrame(answer(slow, { content: [] }));
@@ -413,7 +416,11 @@ t.test('the timer waits for calls in flight: answered soon, one event; slow, a s
   await Promise.all(pending);
   // Everything is answered: the timer records the rest on its own.
   await waitFor(() => calls.every((c) => c.instanceId !== undefined), 2000, 'every call recorded by the timer');
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  // And at the debugger: each call's end (one event, or the end after a start) has arrived.
+  await waitFor(() => {
+    const ended = new Set(texts.flatMap((text) => (JSON.parse(text) as Array<Record<string, unknown>>).filter((e) => e.type === 'instance.completed' || e.type === 'instance.finished').map((e) => e.instanceId)));
+    return calls.every((c) => ended.has(c.instanceId));
+  }, 2000, 'every call recorded by the timer to reach the debugger');
   const byTimer = texts.length;
   while (arrived.length < texts.length) arrived.push(Date.now());
   clearInterval(seen);

@@ -87,7 +87,8 @@ t.test('buffers while detached and replays everything, in order, once a debugger
     reporter.send(runId, finished(i));
   }
   reporter.send(runId, { type: 'run.meta', meta: { protocolVersion: '2025-06-18' } });
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // The first connection attempt fails at once (nothing listens): settle says when.
+  t.equal(await reporter.settle(5000), false, 'the attempt failed');
   t.equal(reporter.attached, false, 'nothing is listening');
   t.equal(reporter.pending, 152, 'every event is kept');
   t.equal(await reporter.flush(100), false, 'flush says it could not deliver');
@@ -147,9 +148,8 @@ t.test('the kept events of an overflowed run are applied, not taken for repeats'
   t.ok(await reporter.waitForAttach(5000));
   t.ok(await reporter.flush(5000));
   const run = await runWhen(server, runId, (r) => r.droppedEvents > 0, 'the dropped notice');
-  // Give anything still in flight a moment, then look.
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  const after = (await getRun(server, runId)) as Run;
+  // The server applies events in order: once the last one sent (i30) is on the run, nothing is in flight.
+  const after = await runWhen(server, runId, (r) => r.instances.some((i) => i.instanceId === 'i30'), 'the last event');
   t.equal(run.droppedEvents, 20);
   t.same(after.instances.map((i) => i.instanceId), Array.from({ length: 10 }, (_, i) => `i${i + 21}`), 'the 10 newest instances are on the run');
   reporter.send(runId, started(31));
@@ -283,6 +283,7 @@ t.test('events sent while the connection is closing are sent again on the next o
   const http = createServer();
   const sockets: Duplex[] = [];
   let upgrades = 0;
+  let closing = false;
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     sockets.push(socket);
     if (++upgrades > 1) {
@@ -292,6 +293,8 @@ t.test('events sent while the connection is closing are sent again on the next o
     const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
     socket.write(Buffer.from([0x88, 0x00]));
+    // The reporter's first bytes are its answer to the close frame: from then on its socket is closing.
+    socket.once('data', () => (closing = true));
     socket.on('data', () => {});
     socket.on('error', () => {});
     setTimeout(() => socket.destroy(), 700);
@@ -308,7 +311,7 @@ t.test('events sent while the connection is closing are sent again on the next o
 
   const reporter = reporterFor(t, { port, dataDir: tempDir() });
   t.ok(await reporter.waitForAttach(5000), 'attached to the first connection');
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await waitFor(() => closing, 5000, 'the reporter to answer the close frame');
   const runId = reporter.startRun('through a closing socket', 'test', {});
   for (let i = 1; i <= 5; i++) reporter.send(runId, started(i));
   await waitFor(() => upgrades === 2 && received.filter((e) => e.type === 'instance.started').length === 5, 10_000, 'the events on the second connection');
@@ -333,7 +336,14 @@ t.test('a reporter process writes nothing to stdout, whatever the server does', 
     reporter.on('breakpoints', () => { throw new Error('listener'); });
     const runId = reporter.startRun('quiet', 'test', {});
     for (let i = 0; i < 100; i++) reporter.send(runId, { type: 'log', nodeId: 'n', stream: 'stderr', text: 'x' + i });
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // Until it has come back after the server dropped it (a second attach), or 10 s.
+    const keep = setInterval(() => {}, 1000);
+    await new Promise((resolve) => {
+      let attaches = 0;
+      reporter.on('attached', () => ++attaches === 2 && resolve());
+      setTimeout(resolve, 10000).unref();
+    });
+    clearInterval(keep);
     reporter.close();
   `;
   const proc = runScript(t, script);

@@ -4,7 +4,7 @@
 // server (RunSummary.server); `hold.updated` is a valid event, and the
 // registry marks a hold given up; the proxy's gate reports a hold whose
 // requester cancelled it or went away; a session label keeps paths apart.
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import t from 'tap';
 import type { Hold, HoldAction, Instance, NodeDeclaration, RunEvent } from '../src/report/events.js';
@@ -213,8 +213,10 @@ t.test('the gate reports held answers to the host as given up when its input end
   host.writable.resume();
   const relay = createRelay({ client: { ...host, end: false }, server, gate });
   gate.attach(relay);
+  // The request has reached the server's side before its answer comes.
+  const forwarded = once(server.writable, 'data');
   host.readable.write('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}\n');
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await forwarded;
   server.readable.write('{"jsonrpc":"2.0","id":7,"result":{"content":[]}}\n');
   const deadline = Date.now() + 2000;
   while (!reporter.sent.some((e) => e.type === 'hold.opened') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));

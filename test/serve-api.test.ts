@@ -56,7 +56,7 @@ t.teardown(() => server.stop());
 t.test('health', async (t) => {
   const health = await api(server.port, server.token, 'GET', '/api/health');
   t.equal(health.status, 200);
-  t.same(health.json, { ok: true, version: VERSION }, 'the package version');
+  t.same(health.json, { ok: true, version: VERSION, breakpoints: { version: 1, reporters: 0, applied: 0 } }, 'the package version, and the breakpoints\' version');
   t.match(health.headers['content-type'], /^application\/json/);
 });
 
@@ -145,18 +145,33 @@ t.test('breakpoints', async (t) => {
   const { port, token } = server;
   t.same((await api(port, token, 'GET', '/api/breakpoints')).json, { pauseOnError: true, nodes: {} }, 'default: pause on error');
 
-  const reporter = await fakeReporter(port, token);
+  // One that acks by hand (and, for the last PUT, never).
+  const reporter = await fakeReporter(port, token, { ack: false });
   t.teardown(() => reporter.ws.terminate());
   const first = await reporter.next((m) => m.type === 'breakpoints');
-  t.same(first, { type: 'breakpoints', breakpoints: { pauseOnError: true, nodes: {} } }, 'a reporter hears the breakpoints on connect');
+  const version = first.version as number;
+  t.same(first, { type: 'breakpoints', breakpoints: { pauseOnError: true, nodes: {} }, version }, 'a reporter hears the breakpoints on connect');
+  t.ok(Number.isSafeInteger(version) && version > 0, 'numbered');
+  reporter.sendRaw(JSON.stringify({ type: 'breakpoints.ack', version }));
+  const applied = await eventually(async () => {
+    const health = (await api(port, token, 'GET', '/api/health')).json as { breakpoints: { applied: number } };
+    return health.breakpoints.applied === 1 ? health.breakpoints : undefined;
+  }, 5000, 'health: the reporter applied them');
+  t.same(applied, { version, reporters: 1, applied: 1 }, 'health: the reporter applied them');
 
   const next = { pauseOnError: false, nodes: { 'tool:echo': { before: true }, 'mcp:initialize': { after: true, before: false } } };
-  const put = await api(port, token, 'PUT', '/api/breakpoints', next);
-  t.equal(put.status, 200);
-  t.same(put.json, next, 'PUT answers the new breakpoints');
-  t.same((await api(port, token, 'GET', '/api/breakpoints')).json, next, 'GET reflects them');
+  let answered = false;
+  const putting = api(port, token, 'PUT', '/api/breakpoints', next).finally(() => (answered = true));
   const pushed = await reporter.next((m) => m.type === 'breakpoints' && m !== first, 2000, 'the pushed breakpoints');
-  t.same(pushed, { type: 'breakpoints', breakpoints: next }, 'pushed to the connected reporter at once');
+  t.same(pushed, { type: 'breakpoints', breakpoints: next, version: version + 1 }, 'pushed to the connected reporter at once, with the next version');
+  t.same((await api(port, token, 'GET', '/api/health')).json, { ok: true, version: VERSION, breakpoints: { version: version + 1, reporters: 1, applied: 0 } }, 'health: not applied yet');
+  t.equal(answered, false, 'the PUT waits for the reporter to apply them');
+  reporter.sendRaw(JSON.stringify({ type: 'breakpoints.ack', version: version + 1 }));
+  const put = await putting;
+  t.equal(put.status, 200);
+  t.same(put.json, next, 'PUT answers the new breakpoints once the reporter acked them');
+  t.same((await api(port, token, 'GET', '/api/breakpoints')).json, next, 'GET reflects them');
+  t.match((await api(port, token, 'GET', '/api/health')).json, { breakpoints: { version: version + 1, reporters: 1, applied: 1 } }, 'health: applied');
 
   const bad: unknown[] = [
     [],
@@ -184,8 +199,11 @@ t.test('breakpoints', async (t) => {
   t.same((await api(port, token, 'GET', '/api/breakpoints')).json, next, 'bad PUTs changed nothing');
   t.equal(reporter.messages.filter((m) => m.type === 'breakpoints').length, 2, 'and pushed nothing');
 
-  // Restore the default for the other subtests.
+  // Restore the default for the other subtests. A reporter that never acks (one older than the ack) holds the PUT up 2 s at most.
+  const began = Date.now();
   t.equal((await api(port, token, 'PUT', '/api/breakpoints', { pauseOnError: true, nodes: {} })).status, 200);
+  const waited = Date.now() - began;
+  t.ok(waited >= 1900 && waited < 4000, `a silent reporter is waited for up to the bound (${waited} ms)`);
 });
 
 t.test('--pause-on-error off', async (t) => {
@@ -194,7 +212,7 @@ t.test('--pause-on-error off', async (t) => {
   t.same((await api(off.port, off.token, 'GET', '/api/breakpoints')).json, { pauseOnError: false, nodes: {} });
   const reporter = await fakeReporter(off.port, off.token);
   t.teardown(() => reporter.ws.terminate());
-  t.same(await reporter.next((m) => m.type === 'breakpoints'), { type: 'breakpoints', breakpoints: { pauseOnError: false, nodes: {} } });
+  t.same(await reporter.next((m) => m.type === 'breakpoints'), { type: 'breakpoints', breakpoints: { pauseOnError: false, nodes: {} }, version: 1 });
   // (This server has the default --max-body, so a long nodeId reaches the shape check.)
   const longId = await api(off.port, off.token, 'PUT', '/api/breakpoints', { pauseOnError: true, nodes: { ['x'.repeat(1025)]: { before: true } } });
   checkGenericError(t, longId, 400, ['x'.repeat(100)]);

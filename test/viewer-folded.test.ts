@@ -4,7 +4,7 @@
 // ticks. Buttons are found by their names, as a user (or a test) asks.
 import t from 'tap';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
-import { RunEvents, api, runId, startServe, type FakeReporter, type ServeProcess } from './helpers/serve.js';
+import { RunEvents, api, eventually, runId, startServe, type FakeReporter, type ServeProcess } from './helpers/serve.js';
 import { NODES, decisionFor, holdingReporter } from './helpers/viewer.js';
 import type { OutgoingEvent } from '../src/report/reporter.js';
 
@@ -98,8 +98,11 @@ t.test("an open call's detail keeps its folds while its duration ticks", async (
   await input.locator('summary .json-label').click();
   t.equal(await input.evaluate((d) => (d as unknown as { open: boolean }).open), !open, 'the input block was toggled');
   const before = await row.locator('.inst-dur').textContent();
-  await page.waitForTimeout(2300);
-  const after = await row.locator('.inst-dur').textContent();
+  // It ticks: wait for the next text (at most 10 s) rather than a fixed while.
+  const after = await eventually(async () => {
+    const now = await row.locator('.inst-dur').textContent();
+    return now !== before ? now : undefined;
+  }, 10_000, 'the open call\'s duration to tick').catch(() => before);
   t.not(after, before, `the open call's duration went on (${before} → ${after})`);
   t.match(after ?? '', /^open /);
   t.equal(await input.evaluate((d) => (d as unknown as { open: boolean }).open), !open, 'and the block is still as the user left it');

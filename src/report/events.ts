@@ -521,6 +521,20 @@ export type RunEvent =
   | HoldReleasedEvent;
 
 /**
+ * Not a run event: the reporter has applied the breakpoints numbered
+ * `version` (its gates read them from now on). Sent as a message of its own,
+ * for each {@link BreakpointsToReporter} that carried a version; the server
+ * answers `PUT /api/breakpoints` once every reporter connected at the time
+ * has acked (or 2 s passed).
+ */
+export interface BreakpointsAck {
+  /** The message's type. */
+  type: 'breakpoints.ack';
+  /** The version of the breakpoints applied. */
+  version: number;
+}
+
+/**
  * The breakpoints now in force, sent to a reporter when it connects and
  * every time they are replaced (`PUT /api/breakpoints`).
  */
@@ -529,6 +543,11 @@ export interface BreakpointsToReporter {
   type: 'breakpoints';
   /** The whole set: it replaces the one the reporter had. */
   breakpoints: Breakpoints;
+  /**
+   * Their version (a counter): a reporter that has applied them answers
+   * with a {@link BreakpointsAck} of it. Servers older than the ack send none.
+   */
+  version?: number;
 }
 
 /**

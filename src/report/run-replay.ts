@@ -6,7 +6,7 @@
  * @module
  */
 import { setOwn } from '../json/set-own.js';
-import type { GraphNode, Instance, InstanceAttempt, InstanceError, LogLine, NodeDeclaration, NodeStatus, RunEvent, RunSummary } from './events.js';
+import type { GraphNode, HoldAction, Instance, InstanceAttempt, InstanceError, LogLine, NodeDeclaration, NodeStatus, RunEvent, RunStartedEvent, RunSummary } from './events.js';
 import { InstanceIndex } from './instance-index.js';
 
 /** A node with its executions and their counts. */
@@ -110,16 +110,7 @@ export class RunReplay {
     this.lastT = Math.max(this.lastT, event.type === 'instance.completed' ? event.endT : event.t);
     switch (event.type) {
       case 'run.started':
-        if (this.lastSeq === 0) {
-          this.summary.name = event.name;
-          this.summary.source = event.source;
-          this.summary.startedAt = isoTime(event.t);
-          this.meta = { ...event.meta };
-          this.lastSeq = Math.max(this.lastSeq, event.seq);
-        }
-        // Also a reclaim after a reconnect: the run is live again.
-        this.resume();
-        return true;
+        return this.#begin(event);
       case 'run.meta':
         for (const [key, value] of Object.entries(event.meta)) {
           if (value === undefined) continue;
@@ -139,25 +130,8 @@ export class RunReplay {
         return this.#end(event.instanceId, event.output, undefined, event.t);
       case 'instance.error':
         return this.#end(event.instanceId, event.output, event.error, event.t);
-      case 'instance.reopened': {
-        const instance = this.byId.get(event.instanceId);
-        const at = isoTime(event.t);
-        if (instance === undefined || instance.status === 'open' || this.isStale(instance, at, false)) return false;
-        const entry = this.nodes.get(instance.nodeId) as NodeEntry;
-        if (instance.status === 'error') entry.errors--;
-        entry.open++;
-        // The answer it had is dropped (a Retry): kept as an earlier attempt, not forgotten.
-        const attempt: InstanceAttempt = { status: instance.status, endedAt: instance.endedAt ?? at, retriedAt: at };
-        if (instance.output !== undefined) attempt.output = instance.output;
-        if (instance.error !== undefined) attempt.error = instance.error;
-        (instance.attempts ??= []).push(attempt);
-        instance.status = 'open';
-        instance.endedAt = null;
-        delete instance.output;
-        delete instance.error;
-        delete instance.deliveredAt;
-        return true;
-      }
+      case 'instance.reopened':
+        return this.#reopen(event.instanceId, event.t);
       case 'log':
         return this.addLog({ nodeId: event.nodeId, stream: event.stream, text: event.text, at: isoTime(event.t) });
       case 'events.dropped':
@@ -168,16 +142,8 @@ export class RunReplay {
         // and an answer held on its way to the requester reached it only when let go.
         if (event.gate !== 'before') this.#heldAnswers.set(event.holdId, event.instanceId);
         return true;
-      case 'hold.released': {
-        const instanceId = this.#heldAnswers.get(event.holdId);
-        if (instanceId === undefined) return true;
-        this.#heldAnswers.delete(event.holdId);
-        const instance = this.byId.get(instanceId);
-        const at = isoTime(event.t);
-        // Continued: the answer as it came went on now. (A decision that replaced it ended the call at its own time.)
-        if (event.action === 'continue' && instance !== undefined && instance.endedAt !== null && instance.endedAt < at) instance.deliveredAt = at;
-        return true;
-      }
+      case 'hold.released':
+        return this.#released(event.holdId, event.action, event.t);
       case 'hold.updated':
         return true;
       default:
@@ -230,6 +196,53 @@ export class RunReplay {
    */
   protected isStale(_instance: Instance, _at: string, _ending: boolean): boolean {
     return false;
+  }
+
+  /** A run.started: the run's name and start the first time, and live again every time (a reclaim after a reconnect). */
+  #begin(event: RunStartedEvent): boolean {
+    if (this.lastSeq === 0) {
+      this.summary.name = event.name;
+      this.summary.source = event.source;
+      this.summary.startedAt = isoTime(event.t);
+      this.meta = { ...event.meta };
+      this.lastSeq = Math.max(this.lastSeq, event.seq);
+    }
+    // Also a reclaim after a reconnect: the run is live again.
+    this.resume();
+    return true;
+  }
+
+  /** An ended execution is open again (a Retry): the answer it had is kept as an earlier attempt. */
+  #reopen(instanceId: string, t: number): boolean {
+    const instance = this.byId.get(instanceId);
+    const at = isoTime(t);
+    if (instance === undefined || instance.status === 'open' || this.isStale(instance, at, false)) return false;
+    const entry = this.nodes.get(instance.nodeId) as NodeEntry;
+    if (instance.status === 'error') entry.errors--;
+    entry.open++;
+    // The answer it had is dropped (a Retry): kept as an earlier attempt, not forgotten.
+    const attempt: InstanceAttempt = { status: instance.status, endedAt: instance.endedAt ?? at, retriedAt: at };
+    if (instance.output !== undefined) attempt.output = instance.output;
+    if (instance.error !== undefined) attempt.error = instance.error;
+    (instance.attempts ??= []).push(attempt);
+    instance.status = 'open';
+    instance.endedAt = null;
+    delete instance.output;
+    delete instance.error;
+    delete instance.deliveredAt;
+    return true;
+  }
+
+  /** A hold was let go: an answer held on its way to the requester reached it only now, if it went on as it came. */
+  #released(holdId: string, action: HoldAction, t: number): boolean {
+    const instanceId = this.#heldAnswers.get(holdId);
+    if (instanceId === undefined) return true;
+    this.#heldAnswers.delete(holdId);
+    const instance = this.byId.get(instanceId);
+    const at = isoTime(t);
+    // Continued: the answer as it came went on now. (A decision that replaced it ended the call at its own time.)
+    if (action === 'continue' && instance !== undefined && instance.endedAt !== null && instance.endedAt < at) instance.deliveredAt = at;
+    return true;
   }
 
   #start(instanceId: string, node: NodeDeclaration, input: unknown, t: number): boolean {

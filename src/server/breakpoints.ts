@@ -31,3 +31,159 @@ export function parseBreakpoints(body: unknown): Breakpoints | string {
   }
   return { pauseOnError, nodes: { ...clean } };
 }
+
+/**
+ * How long `PUT /api/breakpoints` waits for the reporters connected at that
+ * moment to say they applied the new breakpoints. A reporter that does not
+ * ack (one older than the ack, or one that is stuck) costs the request this
+ * long at most, never a hang.
+ */
+export const BREAKPOINTS_ACK_TIMEOUT_MS = 2000;
+
+/** A reporter's connection as the breakpoints see it: it is sent them, with their version, and acks that version once applied. */
+export interface BreakpointsPeer {
+  /** Send the reporter `breakpoints`, numbered `version`. */
+  sendBreakpoints(breakpoints: Breakpoints, version: number): void;
+}
+
+/** What `GET /api/health` says of the breakpoints. */
+export interface BreakpointsHealth {
+  /** The breakpoints' version: 1 at start, one more for every `PUT /api/breakpoints`. */
+  version: number;
+  /** Reporters connected now. */
+  reporters: number;
+  /** Of those, how many have acked this version (applied these breakpoints). */
+  applied: number;
+}
+
+/** The timers a {@link BreakpointsState} bounds its waits with: injectable, so a test drives the clock. */
+export interface AckTimers {
+  /** Call `fn` after `ms`; returns a handle for `clear`. */
+  set(fn: () => void, ms: number): unknown;
+  /** Cancel a timer `set` returned. */
+  clear(handle: unknown): void;
+}
+
+const REAL_TIMERS: AckTimers = {
+  set: (fn, ms) => setTimeout(fn, ms).unref(),
+  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** One `PUT` waiting for the reporters that were connected when it came. */
+interface AckWait {
+  version: number;
+  waiting: Set<BreakpointsPeer>;
+  done: () => void;
+}
+
+/** Options for {@link BreakpointsState}. */
+export interface BreakpointsStateOptions {
+  /** How long a change waits for acks. @default BREAKPOINTS_ACK_TIMEOUT_MS */
+  ackTimeoutMs?: number;
+  /** @default setTimeout and clearTimeout (unref'd) */
+  timers?: AckTimers;
+}
+
+/**
+ * The breakpoints in force, their version, and who has applied them. Every
+ * reporter that connects is sent them numbered; a change goes to all of
+ * them, and {@link BreakpointsState.set} settles once every reporter
+ * connected at that moment has acked the new version, has gone, or the
+ * bound passed. No I/O: the connections are {@link BreakpointsPeer}s and
+ * the clock is injected.
+ */
+export class BreakpointsState {
+  #current: Breakpoints;
+  #version = 1;
+  /** Each connected reporter and the highest version it acked (0: none yet). */
+  readonly #peers = new Map<BreakpointsPeer, number>();
+  readonly #waits = new Set<AckWait>();
+  readonly #timeoutMs: number;
+  readonly #timers: AckTimers;
+
+  constructor(initial: Breakpoints, options: BreakpointsStateOptions = {}) {
+    this.#current = initial;
+    this.#timeoutMs = options.ackTimeoutMs ?? BREAKPOINTS_ACK_TIMEOUT_MS;
+    this.#timers = options.timers ?? REAL_TIMERS;
+  }
+
+  /** The breakpoints in force. */
+  get current(): Breakpoints {
+    return this.#current;
+  }
+
+  /** Their version: 1 at start, one more for every change. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** A reporter connected: it is sent the breakpoints in force. */
+  join(peer: BreakpointsPeer): void {
+    this.#peers.set(peer, 0);
+    peer.sendBreakpoints(this.#current, this.#version);
+  }
+
+  /** A reporter went away: nothing waits for it any more. */
+  leave(peer: BreakpointsPeer): void {
+    if (!this.#peers.delete(peer)) return;
+    for (const wait of this.#waits) this.#settled(wait, peer);
+  }
+
+  /** A reporter applied the breakpoints numbered `version` (and so every earlier change). */
+  ack(peer: BreakpointsPeer, version: number): void {
+    const acked = this.#peers.get(peer);
+    // Not connected, or a version never sent (a reporter's mistake): changes nothing.
+    if (acked === undefined || version > this.#version || version <= acked) return;
+    this.#peers.set(peer, version);
+    for (const wait of this.#waits) if (wait.version <= version) this.#settled(wait, peer);
+  }
+
+  /**
+   * Replace the breakpoints and send them to every reporter. Resolves once
+   * each reporter connected now has acked them or gone, or after the bound
+   * (never rejects).
+   */
+  set(next: Breakpoints): Promise<void> {
+    this.#current = next;
+    const version = ++this.#version;
+    for (const peer of this.#peers.keys()) peer.sendBreakpoints(next, version);
+    if (this.#peers.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wait: AckWait = { version, waiting: new Set(this.#peers.keys()), done: resolve };
+      const timer = this.#timers.set(() => this.#finish(wait), this.#timeoutMs);
+      wait.done = () => {
+        this.#timers.clear(timer);
+        resolve();
+      };
+      this.#waits.add(wait);
+    });
+  }
+
+  /** For `GET /api/health`. */
+  health(): BreakpointsHealth {
+    let applied = 0;
+    for (const acked of this.#peers.values()) if (acked === this.#version) applied++;
+    return { version: this.#version, reporters: this.#peers.size, applied };
+  }
+
+  /** `peer` no longer holds `wait` up. */
+  #settled(wait: AckWait, peer: BreakpointsPeer): void {
+    if (wait.waiting.delete(peer) && wait.waiting.size === 0) this.#finish(wait);
+  }
+
+  #finish(wait: AckWait): void {
+    if (!this.#waits.delete(wait)) return;
+    wait.done();
+  }
+}
+
+/**
+ * The version a reporter's `breakpoints.ack` message acknowledges, or
+ * undefined for anything else (an event, or an ack of the wrong shape,
+ * which is then malformed as a bad event is).
+ */
+export function breakpointsAck(message: unknown): number | undefined {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return undefined;
+  const { type, version } = message as Record<string, unknown>;
+  return type === 'breakpoints.ack' && typeof version === 'number' && Number.isSafeInteger(version) && version > 0 ? version : undefined;
+}

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type WebSocket from 'ws';
 import type { Breakpoints, HoldAction, RunEvent, ServerToReporter } from '../report/events.js';
+import { breakpointsAck, type BreakpointsPeer, type BreakpointsState } from './breakpoints.js';
 import type { HoldOwner, HoldRegistry } from './holds.js';
 import type { LiveFeed } from './live-feed.js';
 import type { RunStore } from './run-store.js';
@@ -43,7 +44,8 @@ export interface IngestContext {
   store: RunStore;
   holds: HoldRegistry;
   feed: LiveFeed;
-  breakpoints(): Breakpoints;
+  /** The breakpoints: sent to each reporter as it connects, and told of its acks. */
+  breakpoints: BreakpointsState;
 }
 
 /**
@@ -53,7 +55,7 @@ export interface IngestContext {
  * server does not record (the run is another's, or was deleted) is answered
  * with `continue` at once, so its session never waits for it.
  */
-export class ReporterConnection implements HoldOwner {
+export class ReporterConnection implements HoldOwner, BreakpointsPeer {
   readonly #ws: WebSocket;
   readonly #ctx: IngestContext;
   readonly #runs = new Set<string>();
@@ -62,7 +64,7 @@ export class ReporterConnection implements HoldOwner {
   constructor(ws: WebSocket, ctx: IngestContext, owners: Map<string, ReporterConnection>) {
     this.#ws = ws;
     this.#ctx = ctx;
-    this.send({ type: 'breakpoints', breakpoints: ctx.breakpoints() });
+    ctx.breakpoints.join(this);
     ws.on('message', (data, isBinary) => {
       let ok: boolean;
       try {
@@ -89,6 +91,10 @@ export class ReporterConnection implements HoldOwner {
     this.#ws.send(JSON.stringify(message));
   }
 
+  sendBreakpoints(breakpoints: Breakpoints, version: number): void {
+    this.send({ type: 'breakpoints', breakpoints, version });
+  }
+
   decide(holdId: string, action: HoldAction, value: unknown): void {
     this.send(value === undefined ? { type: 'decision', holdId, action } : { type: 'decision', holdId, action, value });
   }
@@ -97,6 +103,7 @@ export class ReporterConnection implements HoldOwner {
   #receive(data: WebSocket.RawData, owners: Map<string, ReporterConnection>): boolean {
     const message = this.#read(data);
     if (message === undefined) return false;
+    if (message.ack !== undefined) this.#ctx.breakpoints.ack(this, message.ack);
     const { events, batch, elements } = message;
     for (let i = 0; i < events.length; i++) this.#apply(events[i] as RunEvent, batch, elements === undefined ? i : (elements[i] as number), owners);
     return true;
@@ -107,7 +114,7 @@ export class ReporterConnection implements HoldOwner {
    * as it came (with the element of the text each event came from, when a
    * group of calls made them differ); undefined if malformed.
    */
-  #read(data: WebSocket.RawData): { events: RunEvent[]; batch: BatchText | undefined; elements?: number[] } | undefined {
+  #read(data: WebSocket.RawData): { events: RunEvent[]; batch: BatchText | undefined; elements?: number[]; ack?: number } | undefined {
     const bytes = Buffer.isBuffer(data) ? ownBytes(data) : undefined;
     // A reporter's batch, read from its bytes; anything else the plain way.
     const read = bytes === undefined ? undefined : this.#reader.read(bytes);
@@ -121,6 +128,9 @@ export class ReporterConnection implements HoldOwner {
     const plain = parseStrictJson(bytes ?? Buffer.from(text), text);
     if (plain === undefined) return undefined;
     const parsed = plain.value;
+    // Not an event: the reporter applied the breakpoints of that version.
+    const ack = breakpointsAck(parsed);
+    if (ack !== undefined) return { events: [], batch: undefined, ack };
     const elements = Array.isArray(parsed) ? parsed : [parsed];
     const items: unknown[] = [];
     let grouped = false;
@@ -216,6 +226,7 @@ export class ReporterConnection implements HoldOwner {
 
   #closed(owners: Map<string, ReporterConnection>): void {
     const { store, feed, holds } = this.#ctx;
+    this.#ctx.breakpoints.leave(this);
     // Its holds can never be resumed through this connection: let them go.
     for (const hold of holds.dropOwner(this)) feed.broadcast({ type: 'hold.released', holdId: hold.holdId, action: 'continue' });
     for (const runId of this.#runs) {

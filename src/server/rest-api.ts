@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RUN_ID_PATTERN, type Breakpoints, type Hold, type HoldAction } from '../report/events.js';
 import type { OtlpStats } from '../export/otlp-stream.js';
 import type { RunTransfer } from '../export/rest-routes.js';
-import { parseBreakpoints } from './breakpoints.js';
+import { parseBreakpoints, type BreakpointsHealth } from './breakpoints.js';
 import type { HoldRegistry } from './holds.js';
 import { BodyError, readJsonBody, sendError, sendJson, sendJsonText, sendMethodNotAllowed } from './http-util.js';
 import type { LiveFeed } from './live-feed.js';
@@ -24,8 +24,16 @@ export interface ApiContext {
    * proxy connected for it).
    */
   restartRun(runId: string): 'asked' | 'unknown' | 'ended' | 'not-proxy';
+  /** The breakpoints in force. */
   getBreakpoints(): Breakpoints;
-  setBreakpoints(breakpoints: Breakpoints): void;
+  /**
+   * Replace the breakpoints and push them to every reporter; a promise
+   * settles once every reporter connected now has applied them (or the
+   * bound passed), and `PUT /api/breakpoints` answers then.
+   */
+  setBreakpoints(breakpoints: Breakpoints): void | Promise<void>;
+  /** What `GET /api/health` says of the breakpoints (their version, and how many reporters have applied it). */
+  breakpointsHealth?: () => BreakpointsHealth;
   /** Export and import of runs (`GET /api/runs/:runId/export`, `POST /api/runs/import`). */
   transfer?: RunTransfer;
   /** What the OTLP stream has done, when the server streams (shown by `GET /api/health`). */
@@ -83,6 +91,111 @@ async function body(req: IncomingMessage, res: ServerResponse, limit: number): P
   }
 }
 
+/** `/api/runs/:id/export`, `/api/runs/:id/restart` and `POST /api/runs/import`: true once answered, false when the path is none of them. */
+async function runAction(req: IncomingMessage, res: ServerResponse, method: string, id: string | undefined, rest: string[], ctx: ApiContext): Promise<boolean> {
+  if (id !== undefined && rest.length === 1 && rest[0] === 'export' && ctx.transfer !== undefined) {
+    if (!RUN_ID_PATTERN.test(id)) sendError(res, 404, 'not found');
+    else await (await import('../export/rest-routes.js')).handleRunExport(req, res, id, ctx.transfer);
+    return true;
+  }
+  if (id === 'import' && rest.length === 0 && method === 'POST' && ctx.transfer !== undefined) {
+    await (await import('../export/rest-routes.js')).handleRunImport(req, res, ctx.transfer, ctx.maxBody);
+    return true;
+  }
+  if (id !== undefined && rest.length === 1 && rest[0] === 'restart') {
+    restart(res, method, id, ctx);
+    return true;
+  }
+  return false;
+}
+
+/** `POST /api/runs/:id/restart`. */
+function restart(res: ServerResponse, method: string, id: string, ctx: ApiContext): void {
+  if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'not found');
+  if (method !== 'POST') return sendMethodNotAllowed(res, 'POST');
+  const asked = ctx.restartRun(id);
+  if (asked === 'unknown') return sendError(res, 404, 'not found');
+  if (asked === 'ended') return sendError(res, 409, 'this run has ended');
+  if (asked === 'not-proxy') return sendError(res, 409, 'this run is not a live graphmind mcp-proxy session');
+  return sendJson(res, 202, { ok: true });
+}
+
+/** `GET /api/health`. */
+function health(res: ServerResponse, method: string, ctx: ApiContext): void {
+  if (method !== 'GET') return sendMethodNotAllowed(res, 'GET');
+  const otlp = ctx.otlpStats?.();
+  const breakpoints = ctx.breakpointsHealth?.();
+  const answer: Record<string, unknown> = { ok: true, version: ctx.version };
+  if (breakpoints !== undefined) answer.breakpoints = breakpoints;
+  if (otlp !== undefined) answer.otlp = otlp;
+  return sendJson(res, 200, answer);
+}
+
+/** `GET /api/runs`, and `GET` or `DELETE /api/runs/:id`. */
+function runs(res: ServerResponse, method: string, id: string | undefined, ctx: ApiContext): void {
+  if (id === undefined) {
+    if (method !== 'GET') return sendMethodNotAllowed(res, 'GET');
+    return sendJson(res, 200, ctx.store.list());
+  }
+  if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'not found');
+  if (method === 'GET') {
+    const state = ctx.store.get(id);
+    return state === undefined ? sendError(res, 404, 'not found') : sendRun(res, state);
+  }
+  if (method === 'DELETE') {
+    if (!ctx.deleteRun(id)) return sendError(res, 404, 'not found');
+    return sendJson(res, 204, undefined);
+  }
+  return sendMethodNotAllowed(res, 'GET, DELETE');
+}
+
+/**
+ * `GET` and `PUT /api/breakpoints`. A `PUT` answers once every reporter
+ * connected at that moment has applied the new breakpoints, or the bound
+ * passed (see {@link ApiContext.setBreakpoints}).
+ */
+async function breakpoints(req: IncomingMessage, res: ServerResponse, method: string, ctx: ApiContext): Promise<void> {
+  if (method === 'GET') return sendJson(res, 200, ctx.getBreakpoints());
+  if (method !== 'PUT') return sendMethodNotAllowed(res, 'GET, PUT');
+  const read = await body(req, res, ctx.maxBody);
+  if (read === undefined) return;
+  const parsed = parseBreakpoints(read.value);
+  if (typeof parsed === 'string') return sendError(res, 400, `bad breakpoints: ${parsed}`);
+  await ctx.setBreakpoints(parsed);
+  // The breakpoints in force now: these, unless a PUT that came while this one waited replaced them (a client
+  // that takes the answer as the state, the viewer does, is then not set back to older ones).
+  return sendJson(res, 200, ctx.getBreakpoints());
+}
+
+/** `GET /api/holds` and `POST /api/holds/:holdId` (a decision). */
+async function holds(req: IncomingMessage, res: ServerResponse, method: string, id: string | undefined, ctx: ApiContext): Promise<void> {
+  if (id === undefined) {
+    if (method !== 'GET') return sendMethodNotAllowed(res, 'GET');
+    return sendJson(res, 200, ctx.holds.list());
+  }
+  if (method !== 'POST') return sendMethodNotAllowed(res, 'POST');
+  if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'unknown hold');
+  const read = await body(req, res, ctx.maxBody);
+  if (read === undefined) return;
+  const decision = read.value;
+  if (decision === null || typeof decision !== 'object' || Array.isArray(decision)) {
+    return sendError(res, 400, 'the body must be { "action": …, "value"?: … }');
+  }
+  const { action, value, by } = decision as { action?: unknown; value?: unknown; by?: unknown };
+  if (by !== undefined && (typeof by !== 'string' || !BY.test(by))) return sendError(res, 400, 'by must be a short text (1 to 64 characters) naming who decides');
+  if (typeof action !== 'string' || !ACTIONS.has(action as HoldAction)) {
+    return sendError(res, 400, 'action must be continue, inject, retry or abort');
+  }
+  if (action === 'inject' && !('value' in decision)) return sendError(res, 400, 'inject needs a value');
+  const held = ctx.recordDecision === undefined ? undefined : ctx.holds.list().find((hold) => hold.holdId === id);
+  const result = ctx.holds.decide(id, action as HoldAction, action === 'inject' ? value : undefined);
+  if (result === 'unknown') return sendError(res, 404, 'unknown hold');
+  if (result === 'decided') return sendError(res, 409, 'this hold was already decided');
+  ctx.feed.broadcast({ type: 'hold.decided', holdId: id, action: action as HoldAction });
+  if (held !== undefined) ctx.recordDecision?.(held, action as HoldAction, typeof by === 'string' ? by : decidedBy(req));
+  return sendJson(res, 200, { ok: true });
+}
+
 /**
  * Answer one `/api/*` request (token, Host and Origin were checked
  * before). Routes and shapes follow the control API contract.
@@ -92,87 +205,11 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, path:
   const parts = path.split('/').filter((part) => part !== '');
   // parts[0] === 'api'
   const [, resource, id, ...rest] = parts;
-  if (resource === 'runs' && id !== undefined && rest.length === 1 && rest[0] === 'export' && ctx.transfer !== undefined) {
-    if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'not found');
-    const { handleRunExport } = await import('../export/rest-routes.js');
-    return handleRunExport(req, res, id, ctx.transfer);
-  }
-  if (resource === 'runs' && id === 'import' && rest.length === 0 && method === 'POST' && ctx.transfer !== undefined) {
-    const { handleRunImport } = await import('../export/rest-routes.js');
-    return handleRunImport(req, res, ctx.transfer, ctx.maxBody);
-  }
-  if (resource === 'runs' && id !== undefined && rest.length === 1 && rest[0] === 'restart') {
-    if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'not found');
-    if (method !== 'POST') return sendMethodNotAllowed(res, 'POST');
-    const asked = ctx.restartRun(id);
-    if (asked === 'unknown') return sendError(res, 404, 'not found');
-    if (asked === 'ended') return sendError(res, 409, 'this run has ended');
-    if (asked === 'not-proxy') return sendError(res, 409, 'this run is not a live graphmind mcp-proxy session');
-    return sendJson(res, 202, { ok: true });
-  }
+  if (resource === 'runs' && (await runAction(req, res, method, id, rest, ctx))) return;
   if (rest.length > 0) return sendError(res, 404, 'not found');
-
-  if (resource === 'health' && id === undefined) {
-    if (method !== 'GET') return sendMethodNotAllowed(res, 'GET');
-    const otlp = ctx.otlpStats?.();
-    return sendJson(res, 200, otlp === undefined ? { ok: true, version: ctx.version } : { ok: true, version: ctx.version, otlp });
-  }
-
-  if (resource === 'runs') {
-    if (id === undefined) {
-      if (method !== 'GET') return sendMethodNotAllowed(res, 'GET');
-      return sendJson(res, 200, ctx.store.list());
-    }
-    if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'not found');
-    if (method === 'GET') {
-      const state = ctx.store.get(id);
-      return state === undefined ? sendError(res, 404, 'not found') : sendRun(res, state);
-    }
-    if (method === 'DELETE') {
-      if (!ctx.deleteRun(id)) return sendError(res, 404, 'not found');
-      return sendJson(res, 204, undefined);
-    }
-    return sendMethodNotAllowed(res, 'GET, DELETE');
-  }
-
-  if (resource === 'breakpoints' && id === undefined) {
-    if (method === 'GET') return sendJson(res, 200, ctx.getBreakpoints());
-    if (method !== 'PUT') return sendMethodNotAllowed(res, 'GET, PUT');
-    const read = await body(req, res, ctx.maxBody);
-    if (read === undefined) return;
-    const parsed = parseBreakpoints(read.value);
-    if (typeof parsed === 'string') return sendError(res, 400, `bad breakpoints: ${parsed}`);
-    ctx.setBreakpoints(parsed);
-    return sendJson(res, 200, parsed);
-  }
-
-  if (resource === 'holds') {
-    if (id === undefined) {
-      if (method !== 'GET') return sendMethodNotAllowed(res, 'GET');
-      return sendJson(res, 200, ctx.holds.list());
-    }
-    if (method !== 'POST') return sendMethodNotAllowed(res, 'POST');
-    if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'unknown hold');
-    const read = await body(req, res, ctx.maxBody);
-    if (read === undefined) return;
-    const decision = read.value;
-    if (decision === null || typeof decision !== 'object' || Array.isArray(decision)) {
-      return sendError(res, 400, 'the body must be { "action": …, "value"?: … }');
-    }
-    const { action, value, by } = decision as { action?: unknown; value?: unknown; by?: unknown };
-    if (by !== undefined && (typeof by !== 'string' || !BY.test(by))) return sendError(res, 400, 'by must be a short text (1 to 64 characters) naming who decides');
-    if (typeof action !== 'string' || !ACTIONS.has(action as HoldAction)) {
-      return sendError(res, 400, 'action must be continue, inject, retry or abort');
-    }
-    if (action === 'inject' && !('value' in decision)) return sendError(res, 400, 'inject needs a value');
-    const held = ctx.recordDecision === undefined ? undefined : ctx.holds.list().find((hold) => hold.holdId === id);
-    const result = ctx.holds.decide(id, action as HoldAction, action === 'inject' ? value : undefined);
-    if (result === 'unknown') return sendError(res, 404, 'unknown hold');
-    if (result === 'decided') return sendError(res, 409, 'this hold was already decided');
-    ctx.feed.broadcast({ type: 'hold.decided', holdId: id, action: action as HoldAction });
-    if (held !== undefined) ctx.recordDecision?.(held, action as HoldAction, typeof by === 'string' ? by : decidedBy(req));
-    return sendJson(res, 200, { ok: true });
-  }
-
+  if (resource === 'health' && id === undefined) return health(res, method, ctx);
+  if (resource === 'runs') return runs(res, method, id, ctx);
+  if (resource === 'breakpoints' && id === undefined) return breakpoints(req, res, method, ctx);
+  if (resource === 'holds') return holds(req, res, method, id, ctx);
   return sendError(res, 404, 'not found');
 }

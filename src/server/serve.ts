@@ -9,6 +9,7 @@ import type { OtlpConfig } from '../export/otlp-config.js';
 import type { OtlpStream } from '../export/otlp-stream.js';
 import type { RunTransfer } from '../export/rest-routes.js';
 import { withDecision } from '../export/run-facts.js';
+import { BreakpointsState } from './breakpoints.js';
 import { HoldRegistry } from './holds.js';
 import { sendError, sendMethodNotAllowed } from './http-util.js';
 import { ReporterConnection } from './ingest.js';
@@ -204,15 +205,14 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   }
   const { token, tokenFile, store, skippedLines } = prepared;
   store.observer = otlp;
-  const reporters = new Set<ReporterConnection>();
   const owners = new Map<string, ReporterConnection>();
-  let breakpoints: Breakpoints = { pauseOnError: options.pauseOnError ?? true, nodes: {} };
+  const breakpoints = new BreakpointsState({ pauseOnError: options.pauseOnError ?? true, nodes: {} });
   const maxBody = options.maxBody ?? 64 * 1024 * 1024;
 
   const wsOptions = { noServer: true, perMessageDeflate: false } as const;
   const ingestServer = new WebSocketServer({ ...wsOptions, maxPayload: options.maxIngestPayload ?? 128 * 1024 * 1024 });
   const liveServer = new WebSocketServer({ ...wsOptions, maxPayload: 64 * 1024 });
-  const ingestContext = { store, holds, feed, breakpoints: () => breakpoints };
+  const ingestContext = { store, holds, feed, breakpoints };
   const transfer: RunTransfer = {
     async exportRun(runId, format) {
       const state = store.get(runId);
@@ -282,11 +282,13 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
       owner.send({ type: 'restart', runId });
       return 'asked';
     },
-    getBreakpoints: () => breakpoints,
-    setBreakpoints(next: Breakpoints) {
-      breakpoints = next;
-      for (const reporter of reporters) reporter.send({ type: 'breakpoints', breakpoints });
-      feed.broadcast({ type: 'breakpoints', breakpoints });
+    getBreakpoints: () => breakpoints.current,
+    breakpointsHealth: () => breakpoints.health(),
+    setBreakpoints(next: Breakpoints): Promise<void> {
+      // Pushed to every reporter; settles once those connected now have applied them (or 2 s passed).
+      const applied = breakpoints.set(next);
+      feed.broadcast({ type: 'breakpoints', breakpoints: next });
+      return applied;
     },
   };
 
@@ -322,12 +324,10 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     if (target === undefined) return reject(socket, 404);
     target.handleUpgrade(req, socket, head, (ws) => {
       if (target === ingestServer) {
-        const connection = new ReporterConnection(ws, ingestContext, owners);
-        reporters.add(connection);
-        ws.on('close', () => reporters.delete(connection));
+        new ReporterConnection(ws, ingestContext, owners);
       } else {
         try {
-          feed.add(ws, { type: 'snapshot', runs: store.list(), breakpoints, holds: holds.list() });
+          feed.add(ws, { type: 'snapshot', runs: store.list(), breakpoints: breakpoints.current, holds: holds.list() });
         } catch {
           // A snapshot that cannot be sent (a held frame nested too deep to serialise) costs this viewer, not the server.
           ws.close(1011, 'internal error');

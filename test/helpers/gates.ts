@@ -54,6 +54,24 @@ export async function setBreakpoints(serve: ServeProcess, breakpoints: Breakpoin
   if (answer.status !== 200 && answer.status !== 204) throw new Error(`PUT /api/breakpoints: ${answer.status} ${answer.text}`);
 }
 
+/**
+ * Wait until at least `reporters` reporters are connected to the debugger
+ * and every one of them has applied the breakpoints in force (GET
+ * /api/health's `breakpoints`). A PUT answers once the reporters connected
+ * at that moment have applied it; this is for one that connects later (an
+ * adapter that attaches after the PUT, say).
+ */
+export async function breakpointsApplied(serve: ServeProcess, reporters = 1, timeoutMs = 10_000): Promise<void> {
+  await waitForAsync(
+    async () => {
+      const health = (await api(serve.port, serve.token, 'GET', '/api/health')).json as { breakpoints: { reporters: number; applied: number } };
+      return health.breakpoints.reporters >= reporters && health.breakpoints.applied === health.breakpoints.reporters;
+    },
+    timeoutMs,
+    `${reporters} reporter(s) to apply the breakpoints`,
+  );
+}
+
 /** Frames held right now (GET /api/holds). */
 export async function listHolds(serve: ServeProcess): Promise<Hold[]> {
   const answer = await api(serve.port, serve.token, 'GET', '/api/holds');

@@ -297,9 +297,26 @@ export interface FakeReporter extends CollectingSocket {
   sendRaw(text: string): void;
 }
 
-/** Connect a reporter to `/ingest` with `Authorization: Bearer <token>`. */
-export async function fakeReporter(port: number, token: string): Promise<FakeReporter> {
+/**
+ * Connect a reporter to `/ingest` with `Authorization: Bearer <token>`.
+ * Like the bundled reporter, it acks the breakpoints it is sent (`PUT
+ * /api/breakpoints` answers once it has); `{ ack: false }` makes one older
+ * than the ack, which a PUT waits for up to its bound (2 s).
+ */
+export async function fakeReporter(port: number, token: string, options: { ack?: boolean } = {}): Promise<FakeReporter> {
   const socket = await openSocket(`ws://127.0.0.1:${port}/ingest`, { authorization: `Bearer ${token}` });
+  if (options.ack ?? true) {
+    const ack = (message: Record<string, unknown>): void => {
+      if (message.type === 'breakpoints' && typeof message.version === 'number') socket.ws.send(JSON.stringify({ type: 'breakpoints.ack', version: message.version }));
+    };
+    // Each message once, in order: those that came before this listener (the breakpoints sent on connect), then the rest.
+    let next = 0;
+    const drain = (): void => {
+      while (next < socket.messages.length) ack(socket.messages[next++] as Record<string, unknown>);
+    };
+    drain();
+    socket.ws.on('message', drain);
+  }
   return {
     ...socket,
     send(events) {

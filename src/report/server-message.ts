@@ -1,0 +1,67 @@
+/**
+ * What a reporter takes from the server's messages: each checked before
+ * anything acts on it, so that a garbled or hostile message changes nothing
+ * (the gates never read a broken object, a listener never gets a bad value).
+ *
+ * @module
+ */
+import type { Breakpoints, HoldAction } from './events.js';
+
+/** A decision pushed by the server for one of this reporter's holds. */
+export interface DecisionMessage {
+  /** The hold decided. */
+  holdId: string;
+  /** What the user decided. */
+  action: HoldAction;
+  /** The injected value, for `inject`. */
+  value?: unknown;
+}
+
+/** A server message as the reporter acts on it: checked, with only the fields it uses. */
+export type InboundMessage =
+  | { type: 'breakpoints'; breakpoints: Breakpoints; version: number | undefined }
+  | { type: 'decision'; decision: DecisionMessage }
+  | { type: 'rejected'; runId: string; reason: string }
+  | { type: 'restart'; runId: string };
+
+/** A whole breakpoints value: `pauseOnError` a boolean, `nodes` an object. */
+export function validBreakpoints(value: unknown): value is Breakpoints {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { pauseOnError, nodes } = value as Record<string, unknown>;
+  return typeof pauseOnError === 'boolean' && nodes !== null && typeof nodes === 'object' && !Array.isArray(nodes);
+}
+
+/**
+ * The message the server sent as `text`, checked; undefined for anything
+ * to ignore (not JSON, an unknown type, a field of the wrong type). A
+ * breakpoints `version` that is not a positive integer is taken as none
+ * (the breakpoints apply, and are not acked).
+ */
+export function readServerMessage(text: string): InboundMessage | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return undefined;
+  const fields = message as Record<string, unknown>;
+  switch (fields.type) {
+    case 'breakpoints': {
+      if (!validBreakpoints(fields.breakpoints)) return undefined;
+      const version = fields.version;
+      return { type: 'breakpoints', breakpoints: fields.breakpoints, version: typeof version === 'number' && Number.isSafeInteger(version) && version > 0 ? version : undefined };
+    }
+    case 'decision':
+      if (typeof fields.holdId !== 'string' || typeof fields.action !== 'string') return undefined;
+      return { type: 'decision', decision: { holdId: fields.holdId, action: fields.action as HoldAction, value: fields.value } };
+    case 'rejected':
+      if (typeof fields.runId !== 'string') return undefined;
+      return { type: 'rejected', runId: fields.runId, reason: typeof fields.reason === 'string' ? fields.reason : '' };
+    case 'restart':
+      if (typeof fields.runId !== 'string') return undefined;
+      return { type: 'restart', runId: fields.runId };
+    default:
+      return undefined;
+  }
+}
