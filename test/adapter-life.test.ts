@@ -29,12 +29,15 @@ import {
   startDebugger,
   text,
   waitFor,
+  waitForGivenUp,
   waitForHold,
+  holdGone,
   type Kit,
   type Loose,
 } from './helpers/adapter.js';
 import { api, startServe } from './helpers/serve.js';
 import { liftResult } from '../src/gates/lift.js';
+import { CLIENT_WENT_AWAY } from '../src/adapter/given-up.js';
 
 const serve = await startDebugger(t);
 
@@ -100,7 +103,7 @@ t.test('a decision arriving twice: 409 the second time, and nothing breaks', asy
   t.strictSame(await client.callTool({ name: 'echo', arguments: { text: 'b' } }), text('echo b'), 'the server keeps serving');
 });
 
-t.test('a decision for a call whose client has gone: the hold is gone (404), the handler went on', async (t) => {
+t.test('a decision for a call whose client has gone: the hold stays, reported given up; the decision is taken and recorded', async (t) => {
   await setBreakpoints(serve, breakpoints({ 'tool:echo': { before: true } }));
   const k = kit('2.4.0');
   const gm = await adapter(t, serve);
@@ -115,15 +118,13 @@ t.test('a decision for a call whose client has gone: the hold is gone (404), the
   const hold = await waitForHold(serve, { nodeId: 'tool:echo' });
   await client.close();
   await settle(pending);
-  await waitFor(() => ran === 1, 5000, 'the handler to go on');
-  let status = 0;
-  for (let i = 0; i < 100 && status !== 404; i++) {
-    status = (await api(serve.port, serve.token, 'POST', `/api/holds/${hold.holdId}`, { action: 'inject', value: 'too late' })).status;
-    if (status !== 404) await sleep(20);
-  }
-  t.equal(status, 404, 'deciding it now finds no hold');
+  const given = await waitForGivenUp(serve, hold.holdId);
+  t.equal(given.givenUp, CLIENT_WENT_AWAY, 'the hold is reported given up: the client went away');
+  await decide(serve, hold.holdId, 'inject', 'too late');
+  t.ok(await holdGone(serve, hold.holdId), 'the hold goes once decided');
+  t.equal(ran, 0, 'the handler did not run: the decision answered in its place');
   const run = await finishedRun(serve, hold.runId);
-  t.strictSame(instanceOf(run, 'tool:echo').output, text('ran'), 'the run records what the handler answered');
+  t.strictSame(instanceOf(run, 'tool:echo').output, text('too late'), 'the run records what was decided');
 });
 
 t.test('the debugger killed mid-hold: every held handler goes on promptly', async (t) => {

@@ -10,7 +10,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import t from 'tap';
 import type { Hold, HoldAction } from '../src/report/events.js';
 import { CLI } from './helpers/cli.js';
-import { breakpointsApplied, decide, setBreakpoints, sleep, startDebugger, waitForHold, type ServeProcess, type Teardown } from './helpers/gates.js';
+import { holdGone, waitForGivenUp } from './helpers/adapter.js';
+import { breakpointsApplied, decide, getRun, listHolds, setBreakpoints, sleep, startDebugger, waitForAsync, waitForHold, type ServeProcess, type Teardown } from './helpers/gates.js';
 
 const SERVER = fileURLToPath(new URL('./fixtures/parity/parity-server.mjs', import.meta.url));
 
@@ -128,4 +129,51 @@ t.test('the loop hold: the third identical call holds before it runs, in both', 
     received[how] = await third;
   }
   t.strictSame(received.adapter, received.proxy, `the same answer: ${JSON.stringify(received.proxy)}`);
+});
+
+/**
+ * Call echo until a call holds at the after gate: one that ends unheld came
+ * before the breakpoints reached the proxy or the adapter (waited for by
+ * the hold itself, not by a sleep). Returns the held call and its hold.
+ */
+async function heldCall(serve: ServeProcess, client: Client, how: string): Promise<{ controller: AbortController; pending: Promise<unknown>; hold: Hold }> {
+  for (let n = 0; ; n++) {
+    const controller = new AbortController();
+    let ended = false;
+    // A different text each time: the same call three times in a row would be held as a loop.
+    const pending = outcome(client.callTool({ name: 'echo', arguments: { text: `cancelled through the ${how}, ${n}` } }, undefined, { signal: controller.signal })).finally(() => {
+      ended = true;
+    });
+    let hold: Hold | undefined;
+    await waitForAsync(async () => {
+      hold = (await listHolds(serve)).find((h) => h.nodeId === 'tool:echo' && h.gate === 'after');
+      return hold !== undefined || ended;
+    }, 10_000, `a call through the ${how} to hold`);
+    if (hold !== undefined) return { controller, pending, hold };
+  }
+}
+
+t.test('a client that cancels a held call: the hold stays open, is reported given up the same way, and can still be decided, in both', async (t) => {
+  const serve = await startDebugger(t);
+  const clients = { proxy: await connect(t, serve, 'proxy'), adapter: await connect(t, serve, 'adapter') };
+  // At the after gate: a held request stops the proxy's client-to-server direction, cancellation included.
+  await setBreakpoints(serve, { pauseOnError: false, nodes: { 'tool:echo': { after: true } } });
+  const recorded: Record<string, unknown> = {};
+  for (const how of ['proxy', 'adapter'] as const) {
+    const { controller, pending, hold } = await heldCall(serve, clients[how], how);
+    controller.abort('the user gave up');
+    const client = await pending;
+    const given = await waitForGivenUp(serve, hold.holdId);
+    // Still decidable: the decision is taken, and the hold goes.
+    await decide(serve, hold.holdId, 'continue');
+    const gone = await holdGone(serve, hold.holdId);
+    let status: string | undefined;
+    await waitForAsync(async () => {
+      status = (await getRun(serve, hold.runId)).instances.find((instance) => instance.instanceId === hold.instanceId)?.status;
+      return status !== undefined && status !== 'open';
+    }, 10_000, `the ${how}'s held call to end`);
+    recorded[how] = { client, givenUp: given.givenUp, gate: given.gate, gone, status };
+  }
+  t.match(recorded.proxy, { givenUp: 'the client cancelled the request (notifications/cancelled: the user gave up)', gone: true, status: 'ok' }, 'the proxy: given up, decided, the call ends as answered');
+  t.strictSame(recorded.adapter, recorded.proxy, `the same in both: ${JSON.stringify(recorded.proxy)}`);
 });

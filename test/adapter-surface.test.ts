@@ -20,7 +20,6 @@ import {
   instanceOf,
   kit,
   later,
-  listHolds,
   samplingAnswer,
   samplingParams,
   setBreakpoints,
@@ -29,7 +28,9 @@ import {
   startDebugger,
   text,
   waitFor,
+  waitForGivenUp,
   waitForHold,
+  holdGone,
   type Loose,
 } from './helpers/adapter.js';
 
@@ -339,7 +340,7 @@ t.test('the loop hold: the same call three times in a row holds the third', asyn
   t.equal(allowed.session.stats.holds, 0, 'GRAPHMIND_LOOP_ALLOW: never held');
 });
 
-t.test('a request the client cancels while it is held: the hold goes, nothing hangs', async (t) => {
+t.test('a request the client cancels while it is held: the hold stays open, reported given up, and can still be decided; nothing hangs', async (t) => {
   await setBreakpoints(serve, breakpoints({ 'tool:held': { before: true } }));
   for (const k of KITS) {
     const gm = await adapter(t, serve);
@@ -355,13 +356,12 @@ t.test('a request the client cancels while it is held: the hold goes, nothing ha
     const hold = await waitForHold(serve, { nodeId: 'tool:held' });
     controller.abort('the user gave up');
     t.match(await settle(pending), { ok: false }, `SDK ${k.label}: the client's call ends`);
+    const given = await waitForGivenUp(serve, hold.holdId);
+    t.equal(given.givenUp, 'the client cancelled the request (notifications/cancelled: the user gave up)', 'the hold is reported given up, with the reason the client gave');
+    t.notOk(ran, 'the handler waits for the decision');
+    await decide(serve, hold.holdId, 'continue');
     await waitFor(() => ran, 5000, 'the handler to go on');
-    let held = true;
-    for (let i = 0; i < 100 && held; i++) {
-      held = (await listHolds(serve)).some((h) => h.holdId === hold.holdId);
-      if (held) await sleep(20);
-    }
-    t.notOk(held, 'the hold is gone');
+    t.ok(await holdGone(serve, hold.holdId), 'the hold is gone once decided');
   }
 });
 

@@ -1,6 +1,9 @@
 import { switchOn } from '../report/hide.js';
 import type { SdkPackage } from './sdk-shape.js';
 
+/** How long `connect()` waits for a debugger with `waitForAttach`. */
+export const CONNECT_WAIT_MS = 2000;
+
 /** Options for {@link graphmind}. */
 export interface GraphmindOptions {
   /** The application's name, shown in the viewer and used when the server's own name cannot be read. @default 'mcp-server' */

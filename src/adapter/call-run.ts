@@ -1,10 +1,24 @@
 import type { AnswerRecord } from '../report/answer-record.js';
 import { COMPLETED_RUN, type CompletedRun } from '../report/completed-run.js';
 import type { InstanceError, NodeDeclaration } from '../report/events.js';
-import { newRunId } from '../report/reporter.js';
-import { RunEvents } from '../report/run-events.js';
-import type { AdapterRuntime } from './adapter-runtime.js';
+import { newRunId, type Reporter } from '../report/reporter.js';
+import { RunEvents, type RunEventSink } from '../report/run-events.js';
+import type { AdapterStats } from './adapter-stats.js';
 import { SERVER_INSTANCE, type ServerState } from './server-state.js';
+
+/** The reporter as a run uses it: a run's start, its events (built whole, or not), and a run sent whole. */
+export type RunReporter = Pick<Reporter, 'startRun' | 'send' | 'sendCompletedRun'> & RunEventSink;
+
+/** What a {@link CallRun} needs of the adapter: the reporter it goes out through, and the count of runs. */
+export interface RunHost {
+  /** Where the run's events go. */
+  readonly reporter: RunReporter;
+  /** Counts `runs`. */
+  readonly stats: Pick<AdapterStats, 'runs'>;
+}
+
+/** What a {@link CallRun} reads of its server: the root node, and the metadata and JSON it made once. */
+export type RunServer = Pick<ServerState, 'node' | 'identity' | 'meta' | 'metaJson' | 'rootJson' | 'nodeJson'>;
 
 /** The execution a run is about: the handler's call (or a sampling request with no call around it). */
 export interface MainInstance {
@@ -23,12 +37,12 @@ export interface MainInstance {
  * once, whole, as one `run.completed` element (see report/completed-run.ts).
  * Anything that must show the run while it is live (a hold, a nested
  * sampling, a log line, or the call simply taking long: see
- * `AdapterRuntime`) first {@link CallRun.open}s it with the usual events.
+ * `LiveCalls`) first {@link CallRun.open}s it with the usual events.
  */
 export class CallRun {
   readonly runId = newRunId();
-  readonly #runtime: AdapterRuntime;
-  readonly #server: ServerState;
+  readonly #host: RunHost;
+  readonly #server: RunServer;
   readonly #connection: string;
   readonly #sessionId: string | undefined;
   readonly #name: string;
@@ -38,21 +52,21 @@ export class CallRun {
   #finished = false;
 
   constructor(
-    runtime: AdapterRuntime,
-    server: ServerState,
+    host: RunHost,
+    server: RunServer,
     name: string,
     where: { connection: string; sessionId?: string },
     main: MainInstance | undefined,
     t = Date.now(),
   ) {
-    this.#runtime = runtime;
+    this.#host = host;
     this.#server = server;
     this.#name = name;
     this.#connection = where.connection;
     this.#sessionId = where.sessionId;
     this.#main = main;
     this.#t = t;
-    runtime.stats.runs++;
+    host.stats.runs++;
   }
 
   /** When the run began, ms since the epoch. */
@@ -68,7 +82,7 @@ export class CallRun {
   /** Send the run's beginning: the run, its root, and its main instance. Once. */
   open(): RunEvents {
     if (this.#events !== undefined) return this.#events;
-    const reporter = this.#runtime.reporter;
+    const reporter = this.#host.reporter;
     const t = this.#t;
     const server = this.#server;
     reporter.startRun(this.#name, 'mcp-adapter', server.meta(this.#connection, this.#sessionId), t, this.runId);
@@ -140,7 +154,7 @@ export class CallRun {
       output: answer.output,
       error: answer.failed ? answer.error : undefined,
     };
-    this.#runtime.reporter.sendCompletedRun(run);
+    this.#host.reporter.sendCompletedRun(run);
   }
 
   /** Close the root and the run (at `t`, default now). */
@@ -148,6 +162,6 @@ export class CallRun {
     if (this.#finished) return;
     this.#finished = true;
     this.open().ended(SERVER_INSTANCE, undefined, 0, t);
-    this.#runtime.reporter.send(this.runId, { type: 'run.finished', status }, t);
+    this.#host.reporter.send(this.runId, { type: 'run.finished', status }, t);
   }
 }

@@ -1,6 +1,8 @@
 import { recordResult, recordThrown, type AnswerRecord } from '../report/answer-record.js';
-import { CallRun } from './call-run.js';
-import { callShape } from './gated-call.js';
+import type { HideSettings } from '../report/hide.js';
+import type { AdapterStats } from './adapter-stats.js';
+import { CallRun, type RunHost } from './call-run.js';
+import { callShape } from './call-shape.js';
 import { requestIdOf, sessionIdOf, type HandlerContext } from './sdk-shape.js';
 import type { CallSite, ServerState } from './server-state.js';
 
@@ -12,8 +14,26 @@ import type { CallSite, ServerState } from './server-state.js';
  */
 export const MAX_DETACHED_CALLS = 16;
 
+/** What {@link DetachedCalls} needs of the adapter to replay calls as runs. */
+export interface DetachedHost extends RunHost {
+  /** Counts `errors` (and `runs`); `calls` names a call with no request id. */
+  readonly stats: Pick<AdapterStats, 'runs' | 'calls' | 'errors'>;
+  /** The hide switches, applied to the recorded answers. */
+  readonly hide: HideSettings;
+  /** An input as the record keeps it (hidden under `GRAPHMIND_HIDE_INPUTS`). */
+  recordedInput(input: unknown): unknown;
+}
+
+/** Where the fast path notes its calls: the count of calls, and the keeper of calls made while detached. */
+export interface DetachedSink {
+  /** Counts `calls`. */
+  readonly stats: Pick<AdapterStats, 'calls'>;
+  /** A call made on the fast path has settled. */
+  noteDetached(call: DetachedCall): void;
+}
+
 /** A call made while no debugger was attached: what its run will say, kept until one attaches. */
-interface DetachedCall {
+export interface DetachedCall {
   state: ServerState;
   site: CallSite;
   /** The handler's arguments (read only when the run is made: nothing is worked out on the fast path). */
@@ -37,11 +57,17 @@ interface DetachedCall {
  * they would have been, in order. Older calls are counted as lost.
  */
 export class DetachedCalls {
+  readonly #host: DetachedHost;
   readonly #ring: Array<DetachedCall | undefined> = new Array<DetachedCall | undefined>(MAX_DETACHED_CALLS).fill(undefined);
   #head = 0;
   #count = 0;
   /** Calls pushed out of the ring since the last replay. */
   lost = 0;
+
+  /** `host`: what a replayed call's run goes out through. */
+  constructor(host: DetachedHost) {
+    this.#host = host;
+  }
 
   /** Calls waiting for a debugger. */
   get size(): number {
@@ -70,7 +96,7 @@ export class DetachedCalls {
       this.#head = (this.#head + 1) % ring.length;
       this.#count--;
       try {
-        replayOne(call);
+        replayOne(this.#host, call);
       } catch {
         // Observation is best-effort.
       }
@@ -78,24 +104,23 @@ export class DetachedCalls {
   }
 }
 
-function replayOne(call: DetachedCall): void {
+function replayOne(host: DetachedHost, call: DetachedCall): void {
   const { state, site } = call;
-  const runtime = state.runtime;
   const { context, input } = call.shape ?? callShape(site, call.args);
   const requestId = requestIdOf(context);
-  const instanceId = `${call.connection}:${requestId ?? `call${runtime.stats.calls}`}`;
+  const instanceId = `${call.connection}:${requestId ?? `call${host.stats.calls}`}`;
   const run = new CallRun(
-    runtime,
+    host,
     state,
     `${site.method}:${site.node.label}`,
     { connection: call.connection, sessionId: sessionIdOf(context) },
-    { instanceId, node: site.node, input: runtime.recordedInput(input) },
+    { instanceId, node: site.node, input: host.recordedInput(input) },
     call.startedAt,
   );
   const answer: AnswerRecord = call.threw
-    ? { failed: true, error: recordThrown(site.method, call.value, runtime.hide) }
-    : recordResult(site.method, call.value, runtime.hide);
-  if (answer.failed) runtime.stats.errors++;
+    ? { failed: true, error: recordThrown(site.method, call.value, host.hide) }
+    : recordResult(site.method, call.value, host.hide);
+  if (answer.failed) host.stats.errors++;
   run.complete(answer, call.endedAt);
 }
 
@@ -104,6 +129,7 @@ function replayOne(call: DetachedCall): void {
  * its answer or its error untouched, the call noted when it settles.
  */
 export function detachedCall(
+  sink: DetachedSink,
   state: ServerState,
   site: CallSite,
   handler: (...args: unknown[]) => unknown,
@@ -111,33 +137,30 @@ export function detachedCall(
   args: unknown[],
   shape?: { context: HandlerContext | undefined; input: unknown },
 ): unknown {
-  const runtime = state.runtime;
-  runtime.stats.calls++;
+  sink.stats.calls++;
   const call: DetachedCall = { state, site, args, shape, connection: state.connection, startedAt: Date.now(), endedAt: 0, threw: false, value: undefined };
   let result: unknown;
   try {
     result = handler.apply(thisArg, args);
   } catch (error) {
-    settle(call, true, error);
+    settle(sink, call, true, error);
     throw error;
   }
   if (result === null || typeof result !== 'object' || typeof (result as { then?: unknown }).then !== 'function') {
-    settle(call, false, result);
+    settle(sink, call, false, result);
     return result;
   }
   // Noted on the side: the caller gets the handler's own promise, with no extra turn before it settles.
   (result as Promise<unknown>).then(
-    (value) => settle(call, false, value),
-    (error: unknown) => settle(call, true, error),
+    (value) => settle(sink, call, false, value),
+    (error: unknown) => settle(sink, call, true, error),
   );
   return result;
 }
 
-function settle(call: DetachedCall, threw: boolean, value: unknown): void {
+function settle(sink: DetachedSink, call: DetachedCall, threw: boolean, value: unknown): void {
   call.endedAt = Date.now();
   call.threw = threw;
   call.value = value;
-  call.state.runtime.noteDetached(call);
+  sink.noteDetached(call);
 }
-
-export type { DetachedCall };

@@ -1,17 +1,27 @@
-import { liftResult } from '../gates/lift.js';
-import { ABORT_CODE, type HeldKind, type Outcome } from '../gates/outcome.js';
-import { hidesResult, isToolError, recordInjected, recordResult, recordThrown, rpcError, type AnswerRecord } from '../report/answer-record.js';
+import type { DebuggerGate } from '../gates/debugger-gate.js';
+import { isObject } from '../json/is-object.js';
+import { hidesResult, isToolError, recordResult, rpcError, type AnswerRecord } from '../report/answer-record.js';
+import type { GatePoint } from '../report/events.js';
 import type { HideSettings } from '../report/hide.js';
-import type { AdapterRuntime } from './adapter-runtime.js';
+import type { AdapterStats } from './adapter-stats.js';
 import { CallRun } from './call-run.js';
-import { abortError, holdFor, type HeldThing } from './hold-for.js';
-import { DebuggerAnswer, type FinalAnswer, type RequestScope } from './request-scope.js';
-import { gatedSampling } from './sampling-gate.js';
-import { chainedContext, requestIdOf, sessionIdOf, signalOf, trailingContext, type HandlerContext, type SendRequest } from './sdk-shape.js';
+import { abortError, type DebuggerAnswer } from './debugger-answer.js';
+import { execute, type Gated } from './gated-execution.js';
+import type { LiveCalls } from './live-calls.js';
+import type { FinalAnswer, RequestScope } from './request-scope.js';
+import type { RunningCall } from './running-call.js';
+import { gatedSampling, type SamplingHost } from './sampling-gate.js';
+import { chainedContext, requestIdOf, sessionIdOf, signalOf, type HandlerContext, type SendRequest } from './sdk-shape.js';
 import type { CallSite, ServerState } from './server-state.js';
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+/** What a gated call needs of the adapter: what its execution and its nested sampling need, and where running calls are kept. */
+export interface CallHost extends SamplingHost {
+  /** The debugger-connected gate (`mayHold`: whether to put the debugger's pieces in the handler's context). */
+  readonly core: Pick<DebuggerGate, 'armed' | 'plan' | 'withHold' | 'giveUp' | 'mayHold'>;
+  /** Counts `calls` and `errors` (and `runs`, `sampling`). */
+  readonly stats: Pick<AdapterStats, 'runs' | 'calls' | 'errors' | 'sampling'>;
+  /** The calls running now. */
+  readonly live: Pick<LiveCalls<RunningCall>, 'began' | 'answered' | 'ended'>;
 }
 
 /** A thrown error as the held message shows it. */
@@ -24,20 +34,14 @@ function errorMessage(thrown: unknown): Record<string, unknown> {
 }
 
 /**
- * One gated execution of a handler (a tool, a resource read, a prompt): its
- * run, the before gate, the handler (with the run's abort signal chained
- * into the SDK's), the after and error gates, retries, and what each
- * decision does in process:
- *
- * | outcome | before | after / error |
- * |---|---|---|
- * | forward | the handler runs | its result goes back (or its error is rethrown) |
- * | answer | the lifted value is returned; the handler never runs | the lifted value is returned instead |
- * | answer-frame | its `result` is returned, or its `error` answers the request | same |
- * | retry | (forward) | the handler runs again |
- * | fail | the request ends with -32099; the run's signal aborts | same |
+ * One gated execution of a handler (a tool, a resource read, a prompt):
+ * its run, and the handler (with the run's abort signal chained into the
+ * SDK's, and sampling sent through its context gated as nested nodes), run
+ * through the adapter's one gated execution (`execute`, which says what
+ * each decision does). An abort ends the request with -32099 and fires the
+ * run's signal.
  */
-export class GatedCall {
+export class GatedCall implements Gated, RunningCall {
   readonly server: ServerState;
   readonly site: CallSite;
   readonly context: HandlerContext | undefined;
@@ -47,16 +51,21 @@ export class GatedCall {
   readonly input: unknown;
   /** For a resource read: the URI asked for (a lifted read result names it). */
   readonly uri: string | undefined;
-  /** Aborted in the debugger: the request ends with -32099 whatever the handler does. */
-  aborted = false;
+  /** Aborted in the debugger, at this gate: the request ends with -32099 whatever the handler does. */
+  abortedAt: GatePoint | undefined;
   /** The scope of the request this call runs in (set by whoever starts it). */
   scope: RequestScope | undefined;
+  readonly #host: CallHost;
   /** The run's own abort controller, chained into the handler's signal (made when needed, see #signal). */
   #controller: AbortController | undefined;
   #samplings = 0;
+  /** The handler and what it is called with (see {@link GatedCall.invoke}). */
+  #handler: ((...args: unknown[]) => unknown) | undefined;
+  #thisArg: unknown;
+  #args: unknown[] = [];
 
-  constructor(server: ServerState, site: CallSite, input: unknown, context: HandlerContext | undefined, uri: string | undefined) {
-    const runtime = server.runtime;
+  constructor(host: CallHost, server: ServerState, site: CallSite, input: unknown, context: HandlerContext | undefined, uri: string | undefined) {
+    this.#host = host;
     this.server = server;
     this.site = site;
     this.context = context;
@@ -64,12 +73,26 @@ export class GatedCall {
     this.uri = uri;
     this.requestId = requestIdOf(context);
     const connection = server.connection;
-    const count = ++runtime.stats.calls;
+    const count = ++host.stats.calls;
     this.instanceId = `${connection}:${this.requestId ?? `call${count}`}`;
     // Nothing goes out yet: a quick call nobody holds is sent whole when it ends (see CallRun).
-    this.run = new CallRun(runtime, server, `${site.method}:${site.node.label}`, { connection, sessionId: sessionIdOf(context) }, { instanceId: this.instanceId, node: site.node, input: runtime.recordedInput(input) });
-    runtime.inFlight.add(this);
-    runtime.running.add(this);
+    this.run = new CallRun(host, server, `${site.method}:${site.node.label}`, { connection, sessionId: sessionIdOf(context) }, { instanceId: this.instanceId, node: site.node, input: host.recordedInput(input) });
+    host.live.began(this);
+  }
+
+  /** The handler's method. */
+  get method(): string {
+    return this.site.method;
+  }
+
+  /** The handler's node. */
+  get nodeId(): string {
+    return this.site.node.nodeId;
+  }
+
+  /** The SDK's signal for the request: it fires when the client cancels, or goes away. */
+  get giveUpSignal(): AbortSignal | undefined {
+    return signalOf(this.context);
   }
 
   /** The next nested instance id (sampling issued by this handler). */
@@ -77,9 +100,9 @@ export class GatedCall {
     return `${this.instanceId}:${kind}:${++this.#samplings}`;
   }
 
-  /** Abort the run: the handler's signal fires, and the request ends with -32099. */
-  abort(): DebuggerAnswer {
-    this.aborted = true;
+  /** Abort the run (decided at `point`): the handler's signal fires, and the request ends with -32099. */
+  abort(point: GatePoint): DebuggerAnswer {
+    this.abortedAt = point;
     const error = abortError();
     this.#controller ??= new AbortController();
     this.#controller.abort(error);
@@ -94,101 +117,49 @@ export class GatedCall {
 
   /** Run the handler through the gates; resolves or rejects as the client's answer should. */
   async invoke(handler: (...args: unknown[]) => unknown, thisArg: unknown, args: unknown[]): Promise<unknown> {
-    const runtime = this.server.runtime;
-    const core = runtime.core;
+    const host = this.#host;
     let callArgs = args;
     const context = this.context;
-    if (context !== undefined && core.mayHold(this.run.runId)) {
+    if (context !== undefined && host.core.mayHold(this.run.runId)) {
       callArgs = args.slice();
       callArgs[callArgs.length - 1] = chainedContext(context, () => this.#signal(), {
         send: (send) => this.#wrapSend(send),
-        sampling: (requestSampling) => (params, ...rest) => gatedSampling(this.server, this, params, () => requestSampling(params, ...rest)),
+        sampling: (requestSampling) => (params, ...rest) => gatedSampling(host, this.server, this, params, () => requestSampling(params, ...rest)),
       });
     }
-    return this.#lifecycle(handler, thisArg, callArgs);
+    this.#handler = handler;
+    this.#thisArg = thisArg;
+    this.#args = callArgs;
+    return execute(host, this);
   }
 
-  async #lifecycle(handler: (...args: unknown[]) => unknown, thisArg: unknown, args: unknown[]): Promise<unknown> {
-    const runtime = this.server.runtime;
-    const core = runtime.core;
-    const runId = this.run.runId;
-    const nodeId = this.site.node.nodeId;
-    const method = this.site.method;
-    if (core.armed) {
-      const loop = this.site.node.kind === 'tool' && this.server.loop.observe(this.site.node.label, this.input);
-      const plan = core.plan(runId, { point: 'before', nodeId, loop });
-      if (plan !== undefined) {
-        const outcome = await holdFor(runtime, this.#held('request', this.#requestMessage()), plan);
-        if (outcome.kind !== 'forward' && outcome.kind !== 'retry') return this.#decided(outcome);
-      }
-    }
-    for (;;) {
-      let result: unknown;
-      let thrown: unknown;
-      let threw = false;
-      try {
-        result = await handler.apply(thisArg, args);
-      } catch (error) {
-        threw = true;
-        thrown = error;
-      }
-      if (this.aborted) return this.#end(abortError(), true);
-      const recorded = threw ? undefined : recordResult(method, result, runtime.hide);
-      const failed = threw || recorded?.failed === true;
-      const plan = core.armed ? core.plan(runId, { point: 'after', nodeId, failed }) : undefined;
-      if (plan !== undefined) {
-        const message = threw ? { jsonrpc: '2.0', id: this.requestId ?? null, error: errorMessage(thrown) } : { jsonrpc: '2.0', id: this.requestId ?? null, result };
-        const outcome = await holdFor(runtime, this.#held('answer', message), plan);
-        if (outcome.kind === 'retry') {
-          this.run.reopened(this.instanceId);
-          continue;
-        }
-        if (outcome.kind !== 'forward') return this.#decided(outcome);
-      }
-      if (threw) {
-        this.#record({ failed: true, error: recordThrown(method, thrown, runtime.hide) });
-        throw thrown;
-      }
-      this.#record(recorded as NonNullable<typeof recorded>);
-      return result;
-    }
+  /** Run the handler once. */
+  attempt(): unknown {
+    return (this.#handler as (...args: unknown[]) => unknown).apply(this.#thisArg, this.#args);
   }
 
-  /** Carry out a decision that answers the request here. */
-  #decided(outcome: Outcome): unknown {
-    const runtime = this.server.runtime;
-    const method = this.site.method;
-    switch (outcome.kind) {
-      case 'answer': {
-        const lifted = liftResult(method, outcome.value, { uri: this.uri });
-        this.#record(recordInjected(method, lifted, runtime.hide));
-        return lifted;
-      }
-      case 'answer-frame': {
-        const frame = outcome.frame;
-        this.#record(recordInjected(method, frame, runtime.hide));
-        if (isObject(frame.error)) {
-          const { code, message, data } = frame.error;
-          return this.#throwAnswer(new DebuggerAnswer(typeof code === 'number' ? code : -32603, typeof message === 'string' ? message : 'error', data));
-        }
-        return 'result' in frame ? frame.result : frame;
-      }
-      case 'fail':
-        return this.#end(this.abort(), true);
-      default:
-        // forward, retry, replace, drop: nothing to answer here (not reached).
-        return undefined;
-    }
+  /** A tool call completes a loop (asked at the before gate: the loop detector remembers it). */
+  loops(): boolean {
+    return this.site.node.kind === 'tool' && this.server.loop.observe(this.site.node.label, this.input);
   }
 
-  /** End the call with an abort: recorded as Aborted, answered with -32099. */
-  #end(error: DebuggerAnswer, aborted: boolean): never {
-    if (aborted) this.#record({ failed: true, error: { name: 'Aborted', message: 'aborted in the debugger', code: ABORT_CODE } });
-    return this.#throwAnswer(error);
+  /** The request's params as they arrived, for the before gate's hold. */
+  requestParams(): unknown {
+    if (this.site.method === 'resources/read') return this.site.template === true ? { uri: this.uri, variables: this.input } : { uri: this.uri };
+    return { name: this.site.node.label, arguments: this.input };
+  }
+
+  heldError(thrown: unknown): Record<string, unknown> {
+    return errorMessage(thrown);
+  }
+
+  describe(): string {
+    const id = this.requestId === undefined ? '' : ` #${String(this.requestId)}`;
+    return `${this.site.method}${id} (${this.site.node.nodeId})`;
   }
 
   /** Throw an answer that must reach the client as a JSON-RPC error (see `RequestScope.escape`). */
-  #throwAnswer(error: DebuggerAnswer): never {
+  throwAnswer(error: Error): never {
     if (this.scope !== undefined) this.scope.escape = error;
     throw error;
   }
@@ -198,52 +169,29 @@ export class GatedCall {
    * the SDK's own handler around it has settled, as the client got it (see
    * {@link asAnswered}); otherwise at once.
    */
-  #record(answer: AnswerRecord): void {
-    const runtime = this.server.runtime;
-    runtime.inFlight.delete(this);
+  record(answer: AnswerRecord): void {
+    const host = this.#host;
+    host.live.answered(this);
     const scope = this.scope;
     if (scope !== undefined && scope.dispatch && scope.call === this && scope.settled === undefined) {
-      scope.settled = (final) => this.#complete(asAnswered(this.site.method, answer, final, runtime.hide));
+      scope.settled = (final) => this.#complete(asAnswered(this.site.method, answer, final, host.hide));
       return;
     }
     this.#complete(answer);
   }
 
   #complete(answer: AnswerRecord): void {
-    this.server.runtime.running.delete(this);
-    if (answer.failed) this.server.runtime.stats.errors++;
+    const host = this.#host;
+    host.live.ended(this);
+    if (answer.failed) host.stats.errors++;
     this.run.complete(answer);
-  }
-
-  #held(kind: HeldKind, message: Record<string, unknown>): HeldThing {
-    const id = this.requestId === undefined ? '' : ` #${String(this.requestId)}`;
-    return {
-      runId: this.run.runId,
-      nodeId: this.site.node.nodeId,
-      instanceId: this.instanceId,
-      method: this.site.method,
-      kind,
-      message,
-      describe: `${this.site.method}${id} (${this.site.node.nodeId})`,
-      giveUp: signalOf(this.context),
-      open: () => this.run.open(),
-    };
-  }
-
-  /** The request as it arrived, for the before gate's hold. */
-  #requestMessage(): Record<string, unknown> {
-    const node = this.site.node;
-    let params: Record<string, unknown>;
-    if (this.site.method === 'resources/read') params = this.site.template === true ? { uri: this.uri, variables: this.input } : { uri: this.uri };
-    else params = { name: node.label, arguments: this.input };
-    return { jsonrpc: '2.0', id: this.requestId ?? null, method: this.site.method, params };
   }
 
   /** The handler's client-request sender, with sampling gated as a nested node. */
   #wrapSend(send: SendRequest): SendRequest {
     return (request, ...rest) => {
       if (request?.method !== 'sampling/createMessage') return send(request, ...rest);
-      return gatedSampling(this.server, this, request.params, () => send(request, ...rest));
+      return gatedSampling(this.#host, this.server, this, request.params, () => send(request, ...rest));
     };
   }
 }
@@ -263,16 +211,4 @@ export function asAnswered(method: string, own: AnswerRecord, final: FinalAnswer
     return { failed: true, output: own.output, error: rpcError(rpc, hidesResult(method, hide)) };
   }
   return isToolError(method, final.value) ? recordResult(method, final.value, hide) : own;
-}
-
-/** Read what a handler was called with: its context, and its input (the arguments before the context). */
-export function callShape(site: CallSite, args: readonly unknown[]): { context: HandlerContext | undefined; input: unknown; uri: string | undefined } {
-  const context = trailingContext(args);
-  const own = context === undefined ? args : args.slice(0, -1);
-  if (site.method === 'resources/read') {
-    const uri = own[0] === undefined ? undefined : String(own[0]);
-    return { context, input: site.template === true ? (own[1] ?? {}) : { uri }, uri };
-  }
-  // A tool or prompt without an input schema is called with its context alone: an empty input.
-  return { context, input: own.length > 0 ? own[0] : {}, uri: undefined };
 }

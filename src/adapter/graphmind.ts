@@ -1,6 +1,6 @@
-import { adapterMode, type AdapterMode, type GraphmindOptions } from './adapter-options.js';
-import { AdapterRuntime, CONNECT_WAIT_MS, type AdapterStats } from './adapter-runtime.js';
-import { requestScope } from './request-scope.js';
+import { adapterMode, CONNECT_WAIT_MS, type AdapterMode, type GraphmindOptions } from './adapter-options.js';
+import { AdapterRuntime } from './adapter-runtime.js';
+import type { AdapterStats } from './adapter-stats.js';
 import { wrapServer } from './server-proxy.js';
 
 /** `gm.session`: what the adapter is doing, and custom events. */
@@ -87,7 +87,7 @@ export function graphmind(options: GraphmindOptions = {}): Graphmind {
     },
     event(name: string, data?: unknown): boolean {
       // The call running now: by async context once that is on, else the only one running.
-      const call = (runtime.trackAsync ? requestScope.getStore()?.call : undefined) ?? runtime.onlyRunningCall();
+      const call = runtime.scopes.current()?.call ?? runtime.live.only();
       if (call === undefined || runtime.disposed) return false;
       let text = name;
       if (data !== undefined) {
@@ -97,7 +97,7 @@ export function graphmind(options: GraphmindOptions = {}): Graphmind {
           text = `${name} [data that cannot be written as JSON]`;
         }
       }
-      call.run.log(call.site.node.nodeId, text, 'event');
+      call.run.log(call.nodeId, text, 'event');
       return true;
     },
   };

@@ -1,59 +1,72 @@
+import type { DebuggerGate } from '../gates/debugger-gate.js';
+import type { PendingHold } from '../gates/gate.js';
 import type { HoldPlan } from '../gates/hold-policy.js';
-import { ABORT_CODE, ABORT_MESSAGE, outcomeOf, type HeldKind, type Outcome } from '../gates/outcome.js';
-import { heldMessage } from '../report/hide.js';
-import type { AdapterRuntime } from './adapter-runtime.js';
-import { DebuggerAnswer } from './request-scope.js';
+import { outcomeOf, type HeldKind, type Outcome } from '../gates/outcome.js';
+import { heldMessage, type HideSettings } from '../report/hide.js';
+import { givenUpWhy } from './given-up.js';
 
-/** What a hold is told about the held thing: the message the viewer shows. */
-export interface HeldThing {
-  runId: string;
-  nodeId: string;
-  instanceId: string;
-  method: string;
-  /** `request` (before), `answer` (after / error). */
-  kind: HeldKind;
-  /** The message as it would travel, before the hide switches. */
-  message: Record<string, unknown>;
-  /** For the one-time warning: what is held. */
-  describe: string;
-  /** The SDK's signal for the request: when the client gives up (cancels, or goes away), the hold goes on. */
-  giveUp?: AbortSignal;
-  /** Send the run's beginning if it has not gone yet: a hold names its run and instance. */
-  open: () => void;
+/** What {@link holdFor} needs of the adapter: the gate, the hide switches, and a word when a hold opens. */
+export interface HoldHost {
+  /** The debugger-connected gate. */
+  readonly core: Pick<DebuggerGate, 'withHold' | 'giveUp'>;
+  /** The hide switches, applied to the held message. */
+  readonly hide: HideSettings;
+  /** A hold opened (counted, and maybe warned about); returns what to call when it ends. */
+  onHolding(hold: PendingHold, describe: string): () => void;
+}
+
+/** What is held, as a hold names it: the run, node, instance and method, and the client's give-up signal. */
+export interface HoldTarget {
+  /** The run the hold belongs to: opened (sent) before the hold is reported, which names it. */
+  readonly run: { readonly runId: string; open(): unknown };
+  /** The held node. */
+  readonly nodeId: string;
+  /** The held instance. */
+  readonly instanceId: string;
+  /** The JSON-RPC method of what is held. */
+  readonly method: string;
+  /** The SDK's signal for the request: when it fires, the client has given up on the hold. */
+  readonly giveUpSignal: AbortSignal | undefined;
+  /** What is held, in words, for the one-time warning. */
+  describe(): string;
 }
 
 /**
- * Hold `thing` at `plan` through the shared hold lifecycle and return the
- * decision's outcome (the shared decision table).
+ * Hold `target` at `plan` through the shared hold lifecycle
+ * (`DebuggerGate.withHold`), showing `message` (a request, or an answer:
+ * `kind`, before the hide switches), and return the decision's outcome
+ * (the shared decision table, `outcomeOf`).
+ *
+ * A client that gives up meanwhile (the SDK's signal for the request fires:
+ * it cancelled, or went away) leaves the hold open to be decided; the hold
+ * is reported given up (the give-up rule, `gates/give-up`). So is a hold
+ * that opens for a request already given up.
  */
-export async function holdFor(runtime: AdapterRuntime, thing: HeldThing, plan: HoldPlan): Promise<Outcome> {
-  const frame = heldMessage(thing.message, thing.kind === 'request', thing.method, runtime.hide, () => thing.message);
-  const core = runtime.core;
-  thing.open();
-  const giveUp = thing.giveUp;
-  // Listened to only while holding: a listener on every call's signal cost more than it is worth.
-  const onGiveUp = (): void => core.releaseRun(thing.runId);
-  if (giveUp !== undefined) {
-    if (giveUp.aborted) return outcomeOf(thing.kind, { action: 'continue' });
-    giveUp.addEventListener('abort', onGiveUp, { once: true });
-  }
+export async function holdFor(host: HoldHost, target: HoldTarget, kind: HeldKind, message: Record<string, unknown>, plan: HoldPlan): Promise<Outcome> {
+  const method = target.method;
+  const frame = heldMessage(message, kind === 'request', method, host.hide, () => message);
+  const core = host.core;
+  const runId = target.run.runId;
+  target.run.open();
+  const signal = target.giveUpSignal;
   let ended: (() => void) | undefined;
+  let onGiveUp: (() => void) | undefined;
   try {
     return await core.withHold(
-      { runId: thing.runId, nodeId: thing.nodeId, instanceId: thing.instanceId, method: thing.method, frame },
+      { runId, nodeId: target.nodeId, instanceId: target.instanceId, method, frame },
       plan,
-      (decision) => outcomeOf(thing.kind, decision),
+      (decision) => outcomeOf(kind, decision),
       (hold) => {
-        ended = runtime.onHolding(hold, thing.describe);
+        ended = host.onHolding(hold, target.describe());
+        if (signal === undefined) return;
+        // Listened to only while holding: a listener on every call's signal cost more than it is worth.
+        onGiveUp = (): void => core.giveUp(runId, hold.holdId, givenUpWhy(signal.reason));
+        if (signal.aborted) onGiveUp();
+        else signal.addEventListener('abort', onGiveUp, { once: true });
       },
     );
   } finally {
     ended?.();
-    giveUp?.removeEventListener('abort', onGiveUp);
+    if (onGiveUp !== undefined) signal?.removeEventListener('abort', onGiveUp);
   }
-}
-
-/** The error a request aborted in the debugger ends with (the proxy's -32099). */
-export function abortError(): DebuggerAnswer {
-  return new DebuggerAnswer(ABORT_CODE, ABORT_MESSAGE);
 }

@@ -8,5 +8,5 @@
  */
 export { graphmind, type Graphmind, type GraphmindSession } from './graphmind.js';
 export { adapterMode, type AdapterMode, type GraphmindOptions } from './adapter-options.js';
-export type { AdapterStats } from './adapter-runtime.js';
+export type { AdapterStats } from './adapter-stats.js';
 export type { SdkPackage } from './sdk-shape.js';

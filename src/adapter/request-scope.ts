@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { GatedCall } from './gated-call.js';
+import type { RunningCall } from './running-call.js';
 
 /**
  * What the adapter knows about the request being handled, carried through
@@ -10,7 +10,7 @@ import type { GatedCall } from './gated-call.js';
  */
 export interface RequestScope {
   /** The gated call running in this request, once its handler was entered. */
-  call: GatedCall | undefined;
+  call: RunningCall | undefined;
   /** An error to answer the request with, whatever the handler's result became. */
   escape: Error | undefined;
   /**
@@ -36,7 +36,7 @@ export interface FinalAnswer {
 /**
  * The request scope of the code running now (see {@link RequestScope}),
  * carried through async work. Used only once a handler has called the
- * server's `createMessage` directly (see `AdapterRuntime.trackAsync`): on
+ * server's `createMessage` directly (see {@link ScopeTracking.async}): on
  * Node 20 async context puts a hook on every promise the process makes,
  * about a quarter of what the adapter cost per call.
  */
@@ -68,18 +68,46 @@ export function settleScope(scope: RequestScope, final: FinalAnswer | undefined)
 }
 
 /**
- * An answer decided in the debugger that the client must receive as a
- * JSON-RPC error: the SDKs answer a thrown error with its numeric `code`,
- * `message` and `data`.
+ * How one adapter finds the request that code runs in, beyond the SDK's
+ * context object: async context (off until it is needed), and the
+ * sampling requests the adapter is sending itself.
  */
-export class DebuggerAnswer extends Error {
-  readonly code: number;
-  readonly data: unknown;
+export class ScopeTracking {
+  #async = false;
+  #samplingDepth = 0;
 
-  constructor(code: number, message: string, data?: unknown) {
-    super(message);
-    this.name = 'DebuggerAnswer';
-    this.code = code;
-    this.data = data;
+  /**
+   * Request scopes are carried through async context ({@link requestScope}):
+   * off until a handler calls the server's `createMessage` directly, the one
+   * thing that needs it (it names no request). Until then a handler finds
+   * its request through the SDK's context object ({@link scopeOfContext}).
+   */
+  get async(): boolean {
+    return this.#async;
+  }
+
+  /** Carry request scopes through async context from now on. */
+  startAsync(): void {
+    this.#async = true;
+  }
+
+  /** The scope of the code running now, by async context (none while that is off). */
+  current(): RequestScope | undefined {
+    return this.#async ? requestScope.getStore() : undefined;
+  }
+
+  /** Inside the synchronous start of a sampling request the adapter sends itself: a nested `createMessage` is that request. */
+  get inSampling(): boolean {
+    return this.#samplingDepth > 0;
+  }
+
+  /** Start a sampling request the adapter sends (see {@link ScopeTracking.inSampling}). */
+  sending<T>(send: () => T): T {
+    this.#samplingDepth++;
+    try {
+      return send();
+    } finally {
+      this.#samplingDepth--;
+    }
   }
 }

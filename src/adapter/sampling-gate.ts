@@ -1,18 +1,23 @@
-import { liftResult } from '../gates/lift.js';
-import type { Outcome } from '../gates/outcome.js';
-import { recordInjected, recordThrown } from '../report/answer-record.js';
-import type { InstanceError, NodeDeclaration } from '../report/events.js';
-import { CallRun } from './call-run.js';
-import type { GatedCall } from './gated-call.js';
-import { abortError, holdFor, type HeldThing } from './hold-for.js';
-import { DebuggerAnswer } from './request-scope.js';
-import { signalOf } from './sdk-shape.js';
+import type { AnswerRecord } from '../report/answer-record.js';
+import type { GatePoint, NodeDeclaration } from '../report/events.js';
+import type { AdapterStats } from './adapter-stats.js';
+import { CallRun, type RunHost } from './call-run.js';
+import { abortError } from './debugger-answer.js';
+import { execute, type ExecutionHost, type Gated } from './gated-execution.js';
+import type { ScopeTracking } from './request-scope.js';
+import type { RunningCall } from './running-call.js';
 import type { ServerState } from './server-state.js';
 
 const METHOD = 'sampling/createMessage';
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+/** What a gated sampling request needs of the adapter. */
+export interface SamplingHost extends ExecutionHost, RunHost {
+  /** Counts `sampling` (and `runs`, for a sampling outside any call). */
+  readonly stats: Pick<AdapterStats, 'runs' | 'sampling'>;
+  /** Marks the synchronous start of a request the adapter sends itself. */
+  readonly scopes: Pick<ScopeTracking, 'sending'>;
+  /** An input as the record keeps it (hidden under `GRAPHMIND_HIDE_INPUTS`). */
+  recordedInput(input: unknown): unknown;
 }
 
 /**
@@ -20,107 +25,89 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * `ctx.mcpReq.send`, `ctx.mcpReq.requestSampling`, or the server's
  * `createMessage`), gated as its own `llm:sampling` node nested under the
  * call that issued it (`parent`; for a server's `createMessage`, which
- * names no request, found through async context by the caller). Outside any call it gets a small run of its own.
- * Decisions as for a call: inject answers the handler with a lifted
+ * names no request, found through async context by the caller). Outside
+ * any call it gets a small run of its own. Decisions as for a call (see
+ * `execute`): inject answers the handler with a lifted
  * `CreateMessageResult` (the client is not asked), retry asks again, abort
  * aborts the issuing call (its signal fires; the request ends with -32099)
  * and rejects here.
  */
-export async function gatedSampling(server: ServerState, parent: GatedCall | undefined, params: unknown, send: () => Promise<unknown>): Promise<unknown> {
-  const runtime = server.runtime;
+export async function gatedSampling(host: SamplingHost, server: ServerState, parent: RunningCall | undefined, params: unknown, send: () => Promise<unknown>): Promise<unknown> {
   // With no debugger nothing can hold it, and it is not recorded.
-  if (!runtime.core.armed) return send();
-  const issuer = parent;
-  runtime.stats.sampling++;
-  const instanceId = issuer?.nestedId('sampling') ?? `${server.connection}:sampling:${runtime.stats.sampling}`;
-  const node: NodeDeclaration = { nodeId: 'llm:sampling', kind: 'llm', parent: issuer?.site.node.nodeId ?? server.node.nodeId, label: 'sampling' };
-  // Nested under the call that sent it (whose run now shows live), or a small run of its own.
-  const input = runtime.recordedInput(params);
-  const run = issuer?.run ?? new CallRun(runtime, server, METHOD, { connection: server.connection }, { instanceId, node, input });
-  if (issuer !== undefined) run.started(instanceId, node, input);
-  const finish = (failed: boolean, output: unknown, error?: InstanceError): void => {
-    if (issuer === undefined) {
-      run.complete(failed ? { failed, output, error: error as InstanceError } : { failed, output });
+  if (!host.core.armed) return send();
+  return execute(host, new SamplingRequest(host, server, parent, params, send));
+}
+
+/** One sampling request as a gated execution (see {@link gatedSampling}). */
+class SamplingRequest implements Gated {
+  readonly method = METHOD;
+  readonly nodeId = 'llm:sampling';
+  readonly requestId = undefined;
+  readonly uri = undefined;
+  /** A sampling is aborted by its own holds only. */
+  readonly abortedAt = undefined;
+  readonly instanceId: string;
+  readonly run: CallRun;
+  readonly #host: SamplingHost;
+  readonly #parent: RunningCall | undefined;
+  readonly #params: unknown;
+  readonly #send: () => Promise<unknown>;
+
+  constructor(host: SamplingHost, server: ServerState, parent: RunningCall | undefined, params: unknown, send: () => Promise<unknown>) {
+    this.#host = host;
+    this.#parent = parent;
+    this.#params = params;
+    this.#send = send;
+    host.stats.sampling++;
+    this.instanceId = parent?.nestedId('sampling') ?? `${server.connection}:sampling:${host.stats.sampling}`;
+    const node: NodeDeclaration = { nodeId: this.nodeId, kind: 'llm', parent: parent?.nodeId ?? server.node.nodeId, label: 'sampling' };
+    // Nested under the call that sent it (whose run now shows live), or a small run of its own.
+    const input = host.recordedInput(params);
+    this.run = parent?.run ?? new CallRun(host, server, METHOD, { connection: server.connection }, { instanceId: this.instanceId, node, input });
+    if (parent !== undefined) this.run.started(this.instanceId, node, input);
+  }
+
+  get giveUpSignal(): AbortSignal | undefined {
+    return this.#parent?.giveUpSignal;
+  }
+
+  describe(): string {
+    const parent = this.#parent;
+    return `${METHOD} (${this.nodeId}${parent === undefined ? '' : ` under ${parent.nodeId}`})`;
+  }
+
+  loops(): boolean {
+    return false;
+  }
+
+  requestParams(): unknown {
+    return this.#params;
+  }
+
+  heldError(thrown: unknown): Record<string, unknown> {
+    return { message: thrown instanceof Error ? thrown.message : String(thrown) };
+  }
+
+  /** Ask the client; while it starts, a `createMessage` it calls through is this same request (see `ScopeTracking.inSampling`). */
+  attempt(): Promise<unknown> {
+    return this.#host.scopes.sending(this.#send);
+  }
+
+  record(answer: AnswerRecord): void {
+    if (this.#parent === undefined) {
+      this.run.complete(answer);
       return;
     }
-    if (failed) run.failed(instanceId, error as InstanceError, output);
-    else run.ended(instanceId, output);
-  };
-  const held = (kind: HeldThing['kind'], message: Record<string, unknown>): HeldThing => ({
-    runId: run.runId,
-    nodeId: node.nodeId,
-    instanceId,
-    method: METHOD,
-    kind,
-    message,
-    describe: `${METHOD} (${node.nodeId}${issuer === undefined ? '' : ` under ${issuer.site.node.nodeId}`})`,
-    giveUp: issuer === undefined ? undefined : signalOf(issuer.context),
-    open: () => void run.open(),
-  });
-  const decided = (outcome: Outcome): unknown => {
-    switch (outcome.kind) {
-      case 'answer': {
-        const lifted = liftResult(METHOD, outcome.value);
-        finish(false, lifted);
-        return lifted;
-      }
-      case 'answer-frame': {
-        const answer = recordInjected(METHOD, outcome.frame, runtime.hide);
-        finish(answer.failed, answer.output, answer.failed ? answer.error : undefined);
-        const error = outcome.frame.error;
-        if (isObject(error)) throw new DebuggerAnswer(typeof error.code === 'number' ? error.code : -32603, typeof error.message === 'string' ? error.message : 'error', error.data);
-        return 'result' in outcome.frame ? outcome.frame.result : outcome.frame;
-      }
-      default: {
-        // fail: the issuing call is aborted with it.
-        finish(true, undefined, { name: 'Aborted', message: 'aborted in the debugger', code: -32099 });
-        throw issuer?.abort() ?? abortError();
-      }
-    }
-  };
-  const core = runtime.core;
-  const request = { jsonrpc: '2.0', id: null, method: METHOD, params };
-  if (core.armed) {
-    const plan = core.plan(run.runId, { point: 'before', nodeId: node.nodeId });
-    if (plan !== undefined) {
-      const outcome = await holdFor(runtime, held('request', request), plan);
-      if (outcome.kind !== 'forward' && outcome.kind !== 'retry') return decided(outcome);
-    }
+    if (answer.failed) this.run.failed(this.instanceId, answer.error, answer.output);
+    else this.run.ended(this.instanceId, answer.output);
   }
-  // While it starts, a createMessage it calls through is this same request (see AdapterRuntime.samplingDepth).
-  const sendOnce = (): Promise<unknown> => {
-    runtime.samplingDepth++;
-    try {
-      return send();
-    } finally {
-      runtime.samplingDepth--;
-    }
-  };
-  for (;;) {
-    let result: unknown;
-    let thrown: unknown;
-    let threw = false;
-    try {
-      result = await sendOnce();
-    } catch (error) {
-      threw = true;
-      thrown = error;
-    }
-    const plan = core.armed ? core.plan(run.runId, { point: 'after', nodeId: node.nodeId, failed: threw }) : undefined;
-    if (plan !== undefined) {
-      const answer = threw ? { jsonrpc: '2.0', id: null, error: { message: thrown instanceof Error ? thrown.message : String(thrown) } } : { jsonrpc: '2.0', id: null, result };
-      const outcome = await holdFor(runtime, held('answer', answer), plan);
-      if (outcome.kind === 'retry') {
-        run.reopened(instanceId);
-        continue;
-      }
-      if (outcome.kind !== 'forward') return decided(outcome);
-    }
-    if (threw) {
-      finish(true, undefined, recordThrown(METHOD, thrown, runtime.hide));
-      throw thrown;
-    }
-    finish(false, result);
-    return result;
+
+  /** The issuing call is aborted with it. */
+  abort(point: GatePoint): Error {
+    return this.#parent?.abort(point) ?? abortError();
+  }
+
+  throwAnswer(error: Error): never {
+    throw error;
   }
 }

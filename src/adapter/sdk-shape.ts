@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { isObject } from '../json/is-object.js';
 
 /** The two SDK generations, by their package names. */
 export type SdkPackage = '@modelcontextprotocol/sdk' | '@modelcontextprotocol/server';
@@ -13,11 +14,7 @@ export type SdkPackage = '@modelcontextprotocol/sdk' | '@modelcontextprotocol/se
 /** What kind of SDK object a value is. */
 export type ServerShape = 'mcp-server' | 'server' | 'unknown';
 
-type Obj = Record<PropertyKey, unknown>;
-
-function isObject(value: unknown): value is Obj {
-  return value !== null && (typeof value === 'object' || typeof value === 'function');
-}
+type Obj = Record<string, unknown>;
 
 function hasMethod(value: Obj, name: string): boolean {
   return typeof value[name] === 'function';
@@ -68,7 +65,7 @@ export type HandlerContext = { kind: 'extra'; value: Obj } | { kind: 'ctx'; valu
 
 /** Recognise the SDK's context object, or undefined for anything else (a handler's own argument). */
 export function handlerContext(value: unknown): HandlerContext | undefined {
-  if (!isObject(value) || typeof value === 'function') return undefined;
+  if (!isObject(value)) return undefined;
   const req = value.mcpReq;
   if (isObject(req) && 'id' in req && req.signal instanceof AbortSignal) return { kind: 'ctx', value };
   if (value.signal instanceof AbortSignal && 'requestId' in value && typeof value.sendRequest === 'function') return { kind: 'extra', value };

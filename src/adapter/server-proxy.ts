@@ -1,23 +1,44 @@
-import { CONNECT_WAIT_MS, type AdapterRuntime } from './adapter-runtime.js';
+import type { DebuggerGate } from '../gates/debugger-gate.js';
+import { isObject } from '../json/is-object.js';
+import { CONNECT_WAIT_MS } from './adapter-options.js';
+import type { AdapterStats } from './adapter-stats.js';
 import { CallRun } from './call-run.js';
-import { GatedCall, callShape } from './gated-call.js';
-import { newScope, requestScope, scopeOfContext, settleScope } from './request-scope.js';
+import { callShape } from './call-shape.js';
+import { detachedCall, type DetachedSink } from './detached-calls.js';
+import { GatedCall, type CallHost } from './gated-call.js';
+import type { LiveCalls } from './live-calls.js';
+import { newScope, requestScope, scopeOfContext, settleScope, type ScopeTracking } from './request-scope.js';
+import type { RunningCall } from './running-call.js';
 import { gatedSampling } from './sampling-gate.js';
-import { detachedCall } from './detached-calls.js';
 import { handlerContext, methodOfSchema, serverShape } from './sdk-shape.js';
-import { GATED_METHODS, ServerState, type CallSite } from './server-state.js';
+import { GATED_METHODS, ServerState, type CallSite, type ServerSettings } from './server-state.js';
 
 type AnyFunction = (this: unknown, ...args: unknown[]) => unknown;
-type Obj = Record<PropertyKey, unknown>;
+
+/**
+ * What the wrapper needs of the adapter: what the pieces it starts need
+ * (a server's settings, gated calls and sampling, the fast path), and its
+ * own switches: disposed, `waitForAttach`, and how a request's scope is found.
+ */
+export interface ProxyHost extends CallHost, DetachedSink, ServerSettings {
+  /** The debugger-connected gate (`whenArmed`: `connect()` with `waitForAttach`). */
+  readonly core: Pick<DebuggerGate, 'armed' | 'plan' | 'withHold' | 'giveUp' | 'mayHold' | 'whenArmed'>;
+  /** The counts. */
+  readonly stats: Pick<AdapterStats, 'runs' | 'calls' | 'errors' | 'sampling'>;
+  /** The calls running now (`only`: the issuer of a `createMessage` before async context is on). */
+  readonly live: Pick<LiveCalls<RunningCall>, 'began' | 'answered' | 'ended' | 'only'>;
+  /** How code finds the request it runs in. */
+  readonly scopes: ScopeTracking;
+  /** `connect()` waits for a debugger. */
+  readonly waitForAttach: boolean;
+  /** Disposed: wrapped servers run as if unwrapped. */
+  readonly disposed: boolean;
+}
 
 /** Every server wrapped so far, to its proxy: wrapping twice gives the same proxy, never two layers. */
 const proxyOf = new WeakMap<object, object>();
 /** The proxies made here (wrapping one of them gives it back). */
 const ours = new WeakSet<object>();
-
-function isObject(value: unknown): value is Obj {
-  return value !== null && (typeof value === 'object' || typeof value === 'function');
-}
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -33,7 +54,7 @@ function describe(value: unknown): string {
  * go to the object as usual). Throws one clear TypeError for something
  * that is not an SDK server.
  */
-export function wrapServer<T extends object>(runtime: AdapterRuntime, target: T): T {
+export function wrapServer<T extends object>(host: ProxyHost, target: T): T {
   if (ours.has(target)) return target;
   const existing = proxyOf.get(target);
   if (existing !== undefined) return existing as T;
@@ -43,8 +64,8 @@ export function wrapServer<T extends object>(runtime: AdapterRuntime, target: T)
       `graphmind: wrapServer() takes an MCP SDK server (McpServer or Server, from @modelcontextprotocol/sdk 1.x or @modelcontextprotocol/server 2.x); got ${describe(target)}`,
     );
   }
-  const state = new ServerState(runtime, target);
-  const proxy = shape === 'mcp-server' ? mcpServerProxy(state, target) : serverProxy(state, target, true);
+  const state = new ServerState(host, target);
+  const proxy = shape === 'mcp-server' ? mcpServerProxy(host, state, target) : serverProxy(host, state, target, true);
   proxyOf.set(target, proxy);
   ours.add(proxy);
   return proxy as T;
@@ -59,20 +80,20 @@ interface SiteRef {
 }
 
 /** A handler (a registered callback) gated as the registration's current site. */
-function gatedCallback(state: ServerState, ref: SiteRef, callback: AnyFunction): AnyFunction {
+function gatedCallback(host: ProxyHost, state: ServerState, ref: SiteRef, callback: AnyFunction): AnyFunction {
   return function gated(this: unknown, ...args: unknown[]): unknown {
-    const runtime = state.runtime;
-    if (runtime.disposed) return callback.apply(this, args);
+    if (host.disposed) return callback.apply(this, args);
     const site = ref.current;
     // No debugger: nothing can hold. The handler runs as it would unwrapped, and the call is noted for later.
-    if (!runtime.core.armed) return detachedCall(state, site, callback, this, args);
+    if (!host.core.armed) return detachedCall(host, state, site, callback, this, args);
     const { context, input, uri } = callShape(site, args);
-    return begin(state, site, input, context, uri, callback, this, args);
+    return begin(host, state, site, input, context, uri, callback, this, args);
   };
 }
 
 /** Start a gated call in the request's scope (or a fresh one). Fails open: a call that cannot be recorded just runs. */
 function begin(
+  host: ProxyHost,
   state: ServerState,
   site: CallSite,
   input: unknown,
@@ -82,27 +103,27 @@ function begin(
   thisArg: unknown,
   args: unknown[],
 ): unknown {
-  if (!state.runtime.core.armed) return detachedCall(state, site, handler, thisArg, args, { context, input });
+  if (!host.core.armed) return detachedCall(host, state, site, handler, thisArg, args, { context, input });
   let call: GatedCall;
   try {
-    call = new GatedCall(state, site, input, context, uri);
+    call = new GatedCall(host, state, site, input, context, uri);
   } catch {
     return handler.apply(thisArg, args);
   }
-  const runtime = state.runtime;
+  const scopes = host.scopes;
   // The request's scope: made by the SDK's dispatch (found through the context object it hands the handler too).
-  const scope = (context === undefined ? undefined : scopeOfContext.get(context.value)) ?? (runtime.trackAsync ? requestScope.getStore() : undefined);
+  const scope = (context === undefined ? undefined : scopeOfContext.get(context.value)) ?? scopes.current();
   if (scope !== undefined && scope.call === undefined) {
     scope.call = call;
     call.scope = scope;
-    return runtime.trackAsync && requestScope.getStore() !== scope ? requestScope.run(scope, () => call.invoke(handler, thisArg, args)) : call.invoke(handler, thisArg, args);
+    return scopes.async && requestScope.getStore() !== scope ? requestScope.run(scope, () => call.invoke(handler, thisArg, args)) : call.invoke(handler, thisArg, args);
   }
   // A second call in one request (2.x's compatibility shim may call a tool again): the first ends as it answered.
   if (scope !== undefined) settleScope(scope, undefined);
   const fresh = newScope();
   fresh.call = call;
   call.scope = fresh;
-  return runtime.trackAsync ? requestScope.run(fresh, () => call.invoke(handler, thisArg, args)) : call.invoke(handler, thisArg, args);
+  return scopes.async ? requestScope.run(fresh, () => call.invoke(handler, thisArg, args)) : call.invoke(handler, thisArg, args);
 }
 
 /** The method a registration function registers a handler for. */
@@ -117,7 +138,7 @@ function registrationMethod(key: string): CallSite['method'] {
  * gated too: the 2.x SDK builds a tool's executor from the callback when it
  * is registered or updated, so a callback must be wrapped on its way in.
  */
-function registeredView(registered: unknown, state: ServerState, ref: SiteRef): unknown {
+function registeredView(registered: unknown, host: ProxyHost, state: ServerState, ref: SiteRef): unknown {
   if (!isObject(registered) || typeof registered.update !== 'function') return registered;
   return new Proxy(registered, {
     get(target, key, receiver) {
@@ -125,7 +146,7 @@ function registeredView(registered: unknown, state: ServerState, ref: SiteRef): 
       return (updates: unknown): unknown => {
         const update = target.update as AnyFunction;
         if (!isObject(updates)) return update.call(target, updates);
-        const result = typeof updates.callback === 'function' ? update.call(target, { ...updates, callback: gatedCallback(state, ref, updates.callback as AnyFunction) }) : update.call(target, updates);
+        const result = typeof updates.callback === 'function' ? update.call(target, { ...updates, callback: gatedCallback(host, state, ref, updates.callback as AnyFunction) }) : update.call(target, updates);
         // Renamed (or removed, 1.x: `name: null`) once the SDK took it: the graph hint and the calls follow.
         if ('name' in updates && updates.name !== ref.current.node.label) {
           state.forget(ref.current.node.nodeId);
@@ -138,8 +159,7 @@ function registeredView(registered: unknown, state: ServerState, ref: SiteRef): 
 }
 
 /** The proxy of an `McpServer` (1.x or 2.x). */
-function mcpServerProxy(state: ServerState, target: object): object {
-  const runtime = state.runtime;
+function mcpServerProxy(host: ProxyHost, state: ServerState, target: object): object {
   const registrations = new Map<PropertyKey, AnyFunction>();
   let innerTarget: unknown;
   let inner: object | undefined;
@@ -155,17 +175,17 @@ function mcpServerProxy(state: ServerState, target: object): object {
       const last = args.length - 1;
       const callback = args[last];
       const name = args[0];
-      if (runtime.disposed || typeof callback !== 'function' || typeof name !== 'string') return original.apply(this, args);
+      if (host.disposed || typeof callback !== 'function' || typeof name !== 'string') return original.apply(this, args);
       const ref: SiteRef = { current: state.site(method, name, { template: method === 'resources/read' && typeof args[1] !== 'string', remember: true }) };
       const gatedArgs = [...args];
-      gatedArgs[last] = gatedCallback(state, ref, callback as AnyFunction);
-      return registeredView(original.apply(this, gatedArgs), state, ref);
+      gatedArgs[last] = gatedCallback(host, state, ref, callback as AnyFunction);
+      return registeredView(original.apply(this, gatedArgs), host, state, ref);
     };
     registrations.set(key, wrapper);
     return wrapper;
   };
 
-  const connect = connectFor(state, target, () => proxy);
+  const connect = connectFor(host, state, target, () => proxy);
 
   proxy = new Proxy(target, {
     get(t, key, receiver) {
@@ -182,7 +202,7 @@ function mcpServerProxy(state: ServerState, target: object): object {
           if (!isObject(server)) return server;
           if (server !== innerTarget) {
             innerTarget = server;
-            inner = serverProxy(state, server, false);
+            inner = serverProxy(host, state, server, false);
           }
           return inner;
         }
@@ -203,20 +223,19 @@ function mcpServerProxy(state: ServerState, target: object): object {
  * hint (everything registered through the wrapper) for the viewer to draw
  * before traffic arrives.
  */
-function connectFor(state: ServerState, target: object, proxy: () => object): AnyFunction {
-  const runtime = state.runtime;
+function connectFor(host: ProxyHost, state: ServerState, target: object, proxy: () => object): AnyFunction {
   return async function connect(this: unknown, ...args: unknown[]): Promise<unknown> {
     const original = Reflect.get(target, 'connect', proxy()) as AnyFunction;
-    if (runtime.disposed) return original.apply(this, args);
+    if (host.disposed) return original.apply(this, args);
     const connection = state.connected();
-    if (runtime.waitForAttach) await runtime.core.whenArmed(CONNECT_WAIT_MS);
+    if (host.waitForAttach) await host.core.whenArmed(CONNECT_WAIT_MS);
     try {
       const transport = args[0];
       const transportName = isObject(transport) ? (transport.constructor as { name?: string } | undefined)?.name : undefined;
-      const run = new CallRun(runtime, state, `mcp:connect ${state.name}`, { connection }, undefined);
+      const run = new CallRun(host, state, `mcp:connect ${state.name}`, { connection }, undefined);
       // The graph hint: what was registered through the wrapper, for the viewer to draw before traffic comes.
       run.open();
-      runtime.reporter.send(run.runId, { type: 'run.meta', meta: { transport: transportName, graphHint: { nodes: [...state.surface.values()] } } });
+      host.reporter.send(run.runId, { type: 'run.meta', meta: { transport: transportName, graphHint: { nodes: [...state.surface.values()] } } });
       run.finish('ok');
     } catch {
       // Observation is best-effort.
@@ -226,17 +245,17 @@ function connectFor(state: ServerState, target: object, proxy: () => object): An
 }
 
 /** The request handlers' map as the SDK's dispatch reads it: gated methods run in a request scope. */
-function handlersView(runtime: AdapterRuntime, map: Map<unknown, unknown>, scoped: WeakMap<object, AnyFunction>): Map<unknown, unknown> {
+function handlersView(host: ProxyHost, map: Map<unknown, unknown>, scoped: WeakMap<object, AnyFunction>): Map<unknown, unknown> {
   return new Proxy(map, {
     get(m, key) {
       if (key === 'get') {
         return (method: unknown): unknown => {
           const handler = m.get(method);
           // Detached, nothing can hold or be decided: the SDK's own handler, with no scope to carry.
-          if (typeof handler !== 'function' || !runtime.core.armed || typeof method !== 'string' || !Object.hasOwn(GATED_METHODS, method)) return handler;
+          if (typeof handler !== 'function' || !host.core.armed || typeof method !== 'string' || !Object.hasOwn(GATED_METHODS, method)) return handler;
           let wrapper = scoped.get(handler);
           if (wrapper === undefined) {
-            wrapper = inScope(runtime, handler as AnyFunction);
+            wrapper = inScope(host.scopes, handler as AnyFunction);
             scoped.set(handler, wrapper);
           }
           return wrapper;
@@ -256,7 +275,7 @@ function handlersView(runtime: AdapterRuntime, map: Map<unknown, unknown>, scope
  * the SDK's handler finally did is handed to the call, which records its
  * end only then (see `RequestScope.settled`).
  */
-function inScope(runtime: AdapterRuntime, handler: AnyFunction): AnyFunction {
+function inScope(scopes: ScopeTracking, handler: AnyFunction): AnyFunction {
   return function scopedHandler(this: unknown, ...args: unknown[]): Promise<unknown> {
     const scope = newScope(true);
     // The handler gets the same context object: that is how it finds this scope.
@@ -277,7 +296,7 @@ function inScope(runtime: AdapterRuntime, handler: AnyFunction): AnyFunction {
       settleScope(scope, { threw: false, value: result });
       return result;
     };
-    return runtime.trackAsync ? requestScope.run(scope, body) : body();
+    return scopes.async ? requestScope.run(scope, body) : body();
   };
 }
 
@@ -288,8 +307,7 @@ function inScope(runtime: AdapterRuntime, handler: AnyFunction): AnyFunction {
  * `tools/call`, `resources/read` and `prompts/get` gated too, named from
  * the request: a tool by its name, a resource by its URI).
  */
-function serverProxy(state: ServerState, target: object, direct: boolean): object {
-  const runtime = state.runtime;
+function serverProxy(host: ProxyHost, state: ServerState, target: object, direct: boolean): object {
   const scoped = new WeakMap<object, AnyFunction>();
   let views: { map: unknown; view: unknown } | undefined;
   // eslint-disable-next-line prefer-const
@@ -297,16 +315,17 @@ function serverProxy(state: ServerState, target: object, direct: boolean): objec
 
   const createMessage = function createMessage(this: unknown, ...args: unknown[]): unknown {
     const original = Reflect.get(target, 'createMessage', proxy) as AnyFunction;
-    if (runtime.disposed) return original.apply(this, args);
+    if (host.disposed) return original.apply(this, args);
+    const scopes = host.scopes;
     // The adapter's own gated sampling (a wrapped requestSampling) calling through: already gated.
-    if (runtime.samplingDepth > 0) return original.apply(this, args);
+    if (scopes.inSampling) return original.apply(this, args);
     // Called by a handler directly: its call is found through async context, which is switched on now.
-    let issuer = runtime.trackAsync ? requestScope.getStore()?.call : undefined;
-    if (!runtime.trackAsync) {
-      runtime.trackAsync = true;
-      issuer = runtime.onlyRunningCall();
+    let issuer = scopes.current()?.call;
+    if (!scopes.async) {
+      scopes.startAsync();
+      issuer = host.live.only();
     }
-    return gatedSampling(state, issuer, args[0], () => original.apply(this, args) as Promise<unknown>);
+    return gatedSampling(host, state, issuer, args[0], () => original.apply(this, args) as Promise<unknown>);
   };
 
   const setRequestHandler = function setRequestHandler(this: unknown, ...args: unknown[]): unknown {
@@ -316,24 +335,24 @@ function serverProxy(state: ServerState, target: object, direct: boolean): objec
     // (method or schema, handler), or 2.x (method, { params }, handler) whose handler gets the validated params.
     const paramsOnly = args.length >= 3 && typeof third === 'function';
     const handler = paramsOnly ? third : second;
-    if (runtime.disposed || method === undefined || !Object.hasOwn(GATED_METHODS, method) || typeof handler !== 'function') return original.apply(this, args);
+    if (host.disposed || method === undefined || !Object.hasOwn(GATED_METHODS, method) || typeof handler !== 'function') return original.apply(this, args);
     const gatedMethod = method as CallSite['method'];
     const gated = function gatedHandler(this: unknown, request: unknown, ...rest: unknown[]): unknown {
       const params = paramsOnly ? request : isObject(request) ? request.params : undefined;
-      const p: Obj = isObject(params) ? params : {};
+      const p: Record<string, unknown> = isObject(params) ? params : {};
       const uri = typeof p.uri === 'string' ? p.uri : undefined;
       const name = gatedMethod === 'resources/read' ? (uri ?? 'unknown') : typeof p.name === 'string' ? p.name : 'unknown';
       const site = state.site(gatedMethod, name);
       const input = gatedMethod === 'resources/read' ? { uri } : (p.arguments ?? {});
       const context = handlerContext(rest[rest.length - 1]);
-      return begin(state, site, input, context, uri, handler as AnyFunction, this, [request, ...rest]);
+      return begin(host, state, site, input, context, uri, handler as AnyFunction, this, [request, ...rest]);
     };
     const gatedArgs = [...args];
     gatedArgs[paramsOnly ? 2 : 1] = gated;
     return original.apply(this, gatedArgs);
   };
 
-  const connect = direct ? connectFor(state, target, () => proxy) : undefined;
+  const connect = direct ? connectFor(host, state, target, () => proxy) : undefined;
 
   proxy = new Proxy(target, {
     get(t, key, receiver) {
@@ -342,8 +361,8 @@ function serverProxy(state: ServerState, target: object, direct: boolean): objec
           return typeof Reflect.get(t, key, receiver) === 'function' ? createMessage : Reflect.get(t, key, receiver);
         case '_requestHandlers': {
           const map = Reflect.get(t, key, receiver);
-          if (!(map instanceof Map) || runtime.disposed) return map;
-          if (views?.map !== map) views = { map, view: handlersView(runtime, map, scoped) };
+          if (!(map instanceof Map) || host.disposed) return map;
+          if (views?.map !== map) views = { map, view: handlersView(host, map, scoped) };
           return views.view;
         }
         case 'setRequestHandler':

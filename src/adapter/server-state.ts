@@ -2,7 +2,6 @@ import { LoopDetector } from '../gates/loop-detector.js';
 import { KnownJson } from '../report/deferred.js';
 import type { NodeDeclaration, NodeKind } from '../report/events.js';
 import { declared } from '../report/node-declaration.js';
-import type { AdapterRuntime } from './adapter-runtime.js';
 import { sdkOf, serverInfoOf, type SdkPackage } from './sdk-shape.js';
 
 /** The methods whose handlers the adapter gates, and the node kind of each. */
@@ -18,7 +17,6 @@ export const SERVER_INSTANCE = 'server';
 /** Nodes whose JSON is kept (beyond it the cache starts again: a low-level server names a node per resource URI). */
 const MAX_CACHED_NODES = 1024;
 
-
 /** A gated handler: what it answers and the node it is. */
 export interface CallSite {
   method: 'tools/call' | 'resources/read' | 'prompts/get';
@@ -27,9 +25,23 @@ export interface CallSite {
   template?: boolean;
 }
 
+/** What a {@link ServerState} reads of the adapter's settings, and where its connection ids come from. */
+export interface ServerSettings {
+  /** The application's name (`app` option). */
+  readonly app: string;
+  /** The `server` option: the server node's name instead of the SDK server's own. */
+  readonly serverOverride: { name: string; version?: string } | undefined;
+  /** Tools the loop hold leaves alone (`GRAPHMIND_LOOP_ALLOW`). */
+  readonly loopAllow: readonly string[];
+  /** The SDK the session reports. */
+  readonly sdk: string | undefined;
+  /** A new connection's id, namespacing its requests' instance ids: `c1`, `c2`, … */
+  nextConnection(): string;
+}
+
 /** One wrapped SDK server: who it is, and its connection. */
 export class ServerState {
-  readonly runtime: AdapterRuntime;
+  readonly #settings: ServerSettings;
   /** The SDK generation that built it, read off the object. */
   readonly sdk: SdkPackage | undefined;
   readonly name: string;
@@ -47,39 +59,39 @@ export class ServerState {
   #rootJson: KnownJson | undefined;
   readonly #nodeJson = new Map<string, KnownJson>();
 
-  constructor(runtime: AdapterRuntime, target: object) {
-    this.runtime = runtime;
+  constructor(settings: ServerSettings, target: object) {
+    this.#settings = settings;
     this.sdk = sdkOf(target);
-    const info = runtime.serverOverride ?? serverInfoOf(target) ?? { name: runtime.app };
+    const info = settings.serverOverride ?? serverInfoOf(target) ?? { name: settings.app };
     this.name = info.name;
     this.version = info.version;
     this.node = declared({ nodeId: `server:${info.name}`, kind: 'server', parent: null, label: info.version === undefined ? info.name : `${info.name} ${info.version}` });
-    this.loop = new LoopDetector({ allow: runtime.loopAllow });
+    this.loop = new LoopDetector({ allow: settings.loopAllow });
   }
 
   /** The current connection's id (one is given if none was). */
   get connection(): string {
-    this.#connection ??= this.runtime.nextConnection();
+    this.#connection ??= this.#settings.nextConnection();
     return this.#connection;
   }
 
   /** A new connection begins: its own id, and a fresh loop memory. */
   connected(): string {
-    this.#connection = this.runtime.nextConnection();
-    this.loop = new LoopDetector({ allow: this.runtime.loopAllow });
+    this.#connection = this.#settings.nextConnection();
+    this.loop = new LoopDetector({ allow: this.#settings.loopAllow });
     return this.#connection;
   }
 
   /** The server node's input: what the adapter knows of the server. */
   get identity(): Record<string, unknown> {
-    return { sdk: this.sdk, name: this.name, version: this.version, app: this.runtime.app };
+    return { sdk: this.sdk, name: this.name, version: this.version, app: this.#settings.app };
   }
 
   #metaOf(connection: string, sessionId: string | undefined): { value: Record<string, unknown>; json: KnownJson } {
     const meta = this.#meta;
     if (meta !== undefined && meta.connection === connection && meta.sessionId === sessionId) return meta;
-    const runtime = this.runtime;
-    const value: Record<string, unknown> = { app: runtime.app, sdk: runtime.sdk, server: this.name, serverSdk: this.sdk, connection };
+    const settings = this.#settings;
+    const value: Record<string, unknown> = { app: settings.app, sdk: settings.sdk, server: this.name, serverSdk: this.sdk, connection };
     if (sessionId !== undefined) value.sessionId = sessionId;
     this.#meta = { connection, sessionId, value, json: new KnownJson(value) };
     return this.#meta;

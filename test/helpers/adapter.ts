@@ -24,7 +24,7 @@ import { graphmind, type Graphmind, type GraphmindOptions } from '../../src/adap
 import type { Breakpoints, Hold } from '../../src/report/events.js';
 import { NO_DEBUGGER_PORT } from './cli.js';
 import { serveOnPort } from './graph.js';
-import { sleep, waitFor, waitForAsync, type Teardown } from './gates.js';
+import { listHolds, sleep, waitFor, waitForAsync, type Teardown } from './gates.js';
 import { api, type ServeProcess } from './serve.js';
 
 export { freePort } from './graph.js';
@@ -315,6 +315,26 @@ export async function settle(promise: Promise<unknown>): Promise<{ ok: true; val
   } catch (error) {
     const e = error as { code?: unknown; message?: unknown };
     return { ok: false, code: typeof e.code === 'number' ? e.code : undefined, message: String(e.message) };
+  }
+}
+
+/** Poll GET /api/holds until hold `holdId` is reported given up by its requester; returns it. */
+export async function waitForGivenUp(serve: ServeProcess, holdId: string, timeoutMs = 10_000): Promise<Hold & { givenUp: string }> {
+  let found: Hold | undefined;
+  await waitForAsync(async () => {
+    found = (await listHolds(serve)).find((hold) => hold.holdId === holdId && hold.givenUp !== undefined);
+    return found !== undefined;
+  }, timeoutMs, `hold ${holdId} to be given up`);
+  return found as Hold & { givenUp: string };
+}
+
+/** Poll GET /api/holds until hold `holdId` is gone (decided and released); false if it is still there after `timeoutMs`. */
+export async function holdGone(serve: ServeProcess, holdId: string, timeoutMs = 2000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!(await listHolds(serve)).some((hold) => hold.holdId === holdId)) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(20);
   }
 }
 
