@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { Breakpoints, GatePoint, HoldAction, HoldOpenedEvent, HoldReleasedEvent } from '../report/events.js';
+import type { Breakpoints, GatePoint, HoldAction, HoldOpenedEvent, HoldReleasedEvent, HoldUpdatedEvent } from '../report/events.js';
 import { Gate, type Decision, type PendingHold } from './gate.js';
 import type { HoldPlan, HoldQuery } from './hold-policy.js';
 
@@ -16,7 +16,7 @@ export interface GateReporter extends EventEmitter {
   /** The debugger's address, for messages such as the proxy's HOLDING line. */
   readonly url: string;
   /** Queue an event of a run. */
-  send(runId: string, event: HoldOpened | HoldReleased): void;
+  send(runId: string, event: HoldOpened | HoldReleased | HoldUpdated): void;
   /** Somebody waits for a debugger for `ms`: look for one often meanwhile (optional). */
   hurry?(ms: number): void;
 }
@@ -33,6 +33,9 @@ export type HoldOpened = Omit<HoldOpenedEvent, 'runId' | 'seq' | 't' | 'reason'>
 
 /** The `hold.released` event a {@link DebuggerGate} reports, without what the reporter adds. */
 export type HoldReleased = Omit<HoldReleasedEvent, 'runId' | 'seq' | 't'>;
+
+/** The `hold.updated` event a {@link DebuggerGate} reports (a requester gave up), without what the reporter adds. */
+export type HoldUpdated = Omit<HoldUpdatedEvent, 'runId' | 'seq' | 't'>;
 
 /** What is held, for {@link DebuggerGate.withHold}. */
 export interface HoldSubject {
@@ -178,7 +181,24 @@ export class DebuggerGate {
     }
   }
 
-  /** Let the holds of one run go on (its requester gave up, or it ended). */
+  /**
+   * The requester of hold `holdId` (of run `runId`) gave up on it: it
+   * cancelled the request, or its side of the session went away while the
+   * session lives. The hold stays open to be decided; it is reported as
+   * given up (`hold.updated` with `givenUp: why`, words for people) once
+   * per distinct reason, while it waits for its decision. The rule, for
+   * every integration, is in `gates/give-up`.
+   */
+  giveUp(runId: string, holdId: string, why: string): void {
+    if (!this.gate.giveUp(runId, holdId, why)) return;
+    try {
+      this.reporter.send(runId, { type: 'hold.updated', holdId, givenUp: why });
+    } catch {
+      // Observation is best-effort: the hold is there whatever the reporter does.
+    }
+  }
+
+  /** Let the holds of one run go on (the session ended, or the run did). */
   releaseRun(runId: string): void {
     this.gate.releaseRun(runId);
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Breakpoints, GatePoint, HoldAction } from '../report/events.js';
+import { isNewGiveUp } from './give-up.js';
 import { holdPlan, type HoldPlan, type HoldQuery, type HoldReason } from './hold-policy.js';
 
 export type { HoldReason } from './hold-policy.js';
@@ -45,7 +46,7 @@ export class Gate {
   breakpoints: Breakpoints;
   /** Whether a debugger is attached; holds only happen while it is. */
   attached = false;
-  readonly #holds = new Map<string, { hold: PendingHold; resolve: (decision: Decision) => void }>();
+  readonly #holds = new Map<string, { hold: PendingHold; resolve: (decision: Decision) => void; givenUp?: string }>();
 
   constructor(breakpoints: Breakpoints = { pauseOnError: true, nodes: {} }) {
     this.breakpoints = breakpoints;
@@ -73,7 +74,7 @@ export class Gate {
     decision: Promise<Decision>;
   } {
     const hold: PendingHold = { holdId: `hold_${randomBytes(12).toString('base64url')}`, point, reason, runId, since: Date.now() };
-    const decision = new Promise<Decision>((resolve) => this.#holds.set(hold.holdId, { hold, resolve }));
+    const decision = new Promise<Decision>((resolve) => this.#holds.set(hold.holdId, { hold, resolve, givenUp: undefined }));
     return { hold, decision };
   }
 
@@ -83,6 +84,19 @@ export class Gate {
     if (entry === undefined) return false;
     this.#holds.delete(holdId);
     entry.resolve(decision);
+    return true;
+  }
+
+  /**
+   * The requester of a hold of `runId` gave up on it, with `why` (see the
+   * give-up rule, `gates/give-up`): the hold stays open. True when this is
+   * news to report: the hold is waiting for its decision and `why` is not
+   * the reason last given for it.
+   */
+  giveUp(runId: string, holdId: string, why: string): boolean {
+    const entry = this.#holds.get(holdId);
+    if (entry === undefined || entry.hold.runId !== runId || !isNewGiveUp(entry.givenUp, why)) return false;
+    entry.givenUp = why;
     return true;
   }
 

@@ -21,7 +21,9 @@ export {
   type GateReporter,
   type HoldOpened,
   type HoldReleased,
+  type HoldUpdated,
   type HoldSubject,
 } from './debugger-gate.js';
+export { cancelledBy } from './give-up.js';
 export { liftResult, liftOptionsFor, eraOf, isWholeFrame, ERA_2026, PROTOCOL_VERSION_META_KEY, type LiftOptions } from './lift.js';
 export { LoopDetector, loopAllowList, type LoopDetectorOptions } from './loop-detector.js';
