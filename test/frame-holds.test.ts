@@ -178,6 +178,24 @@ t.test('giving up', async (t) => {
     } else t.strictSame((await held!).map(line), [JSON.stringify(ok(1))], `${name}: released, the answer goes on`);
   }
 
+  // A held request stops its own direction: its requester's cancel waits behind it, and is looked at there.
+  const cancel = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'timeout' } });
+  const behindPlaybook: Array<[string, (h: ReturnType<typeof harness>) => Frame, string[]]> = [
+    ['a classified cancel behind the held request', (h) => h.frame(C2S, JSON.parse(cancel(1))), ['the client cancelled the request (notifications/cancelled: timeout)']],
+    ['a line behind it, bytes only', () => newFrame(Buffer.from(`${cancel(1)}\n`), C2S, 0, true), ['the client cancelled the request (notifications/cancelled: timeout)']],
+    ['a line cancelling another request', () => newFrame(Buffer.from(`${cancel(7)}\n`), C2S, 0, true), []],
+    ['a request named like the cancel (it has an id)', () => newFrame(Buffer.from('{"jsonrpc":"2.0","id":9,"method":"notifications/cancelled","params":{"requestId":1}}\n'), C2S, 0, true), []],
+    ['half a line', () => newFrame(Buffer.from('{"jsonrpc":"2.0","method":"notifications/cancelled","par'), C2S, 0, true), []],
+    ['another line', () => newFrame(Buffer.from('{"jsonrpc":"2.0","id":3,"method":"ping"}\n'), C2S, 0, true), []],
+  ];
+  for (const [name, behind, reasons] of behindPlaybook) {
+    const h = harness(before);
+    const held = h.holds.check(h.frame(C2S, call(1)));
+    h.holds.behind(behind(h));
+    t.strictSame(givenUp(h), reasons, `behind: ${name}`);
+    t.strictSame(await h.decide(held!, 'continue'), [JSON.stringify(call(1))], `behind: ${name}: still decided, then forwarded`);
+  }
+
   const later = harness(after);
   later.holds.giveUpFrom(C2S, 'the host closed the session');
   later.holds.check(later.frame(C2S, call(1)));

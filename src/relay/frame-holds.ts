@@ -9,7 +9,7 @@ import { isObject } from '../json/is-object.js';
 import { DeferredValue } from '../report/deferred.js';
 import type { GatePoint } from '../report/events.js';
 import { heldMessage, type HideSettings } from '../report/hide.js';
-import { messageOf, type Direction, type Frame } from '../streams/frame.js';
+import { messageOf, type Direction, type Frame, type JsonRpcMessage } from '../streams/frame.js';
 import { madeFrame } from '../streams/lifter.js';
 import { madeValue } from '../streams/made-frame.js';
 
@@ -83,6 +83,9 @@ export interface FrameHoldsOptions {
 }
 
 const NO_HIDING: HideSettings = { inputs: false, toolResults: false };
+
+/** The method a requester gives up with. */
+const CANCELLED = 'notifications/cancelled';
 
 /** A hold open right now: the call it belongs to, so that the requester's giving up can be matched to it. */
 interface OpenHold {
@@ -190,7 +193,7 @@ export class FrameHolds {
    */
   check(frame: Frame): Promise<readonly Frame[]> | undefined {
     if (this.#stopped) return undefined;
-    if (this.#open.size > 0 && frame.type === 'notification' && frame.method === 'notifications/cancelled') this.#cancelled(frame);
+    if (this.#open.size > 0 && frame.type === 'notification' && frame.method === CANCELLED) this.#cancelled(frame);
     if (frame.type === 'response' && frame.method === 'initialize') this.#noteEra(frame);
     if (this.#attachWait !== undefined) {
       // waitForAttach: nothing moves until the debugger is there (or 3 s pass).
@@ -200,9 +203,32 @@ export class FrameHolds {
   }
 
   /**
+   * A frame behind a held one in its direction, which does not pass yet
+   * (see `FrameGate.behind`): a requester cancelling a held request sends
+   * its `notifications/cancelled` behind it, so the hold is given up from
+   * here. A line shown as bytes only is parsed when it names the method.
+   */
+  behind(frame: Frame): void {
+    if (this.#stopped || this.#open.size === 0) return;
+    if (frame.type === undefined) {
+      if (frame.raw.indexOf(CANCELLED) === -1) return;
+      let message: unknown;
+      try {
+        message = JSON.parse(frame.raw.toString('utf8'));
+      } catch {
+        return;
+      }
+      if (!isObject(message) || message.method !== CANCELLED || 'id' in message) return;
+      frame.message = message as JsonRpcMessage;
+    } else if (frame.type !== 'notification' || frame.method !== CANCELLED) return;
+    this.#cancelled(frame);
+  }
+
+  /**
    * A requester cancelled a request (`notifications/cancelled`, sent the
-   * way the request went): a hold of that request, which can only be its
-   * answer (a held request stops its own direction), is given up.
+   * way the request went): a hold of that request is given up, its answer
+   * (the cancel passes through {@link FrameHolds.check}) or the request
+   * itself (the cancel waits behind it, see {@link FrameHolds.behind}).
    */
   #cancelled(frame: Frame): void {
     const params = messageOf(frame)?.params;
