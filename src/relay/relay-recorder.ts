@@ -42,9 +42,9 @@ export interface RelayRecorderOptions {
  * the session's end. It reads frames that the relay already classified and
  * never touches their bytes.
  *
- * The shell around {@link FrameEvents} (what frames record): it decides
- * when frames are recorded (they wait in {@link WaitingFrames}, on a
- * timer, off the relay's path), starts and finishes the run, and records
+ * The shell around `FrameEvents` (what frames record): it decides when
+ * frames are recorded (they wait in `WaitingFrames`, on a timer, off the
+ * relay's path), starts and finishes the run, and records
  * stderr, restarts and decisions in order with the frames.
  */
 export class RelayRecorder {
