@@ -14,7 +14,7 @@ t.test('every recorded error name is documented, and nothing else is', async (t)
 });
 
 t.test('the names the recorder writes are the documented ones', async (t) => {
-  const sources = ['../src/relay/relay-recorder.ts', '../src/report/answer-record.ts'].map((path) => readFileSync(new URL(path, import.meta.url), 'utf8'));
+  const sources = ['../src/relay/frame-events.ts', '../src/relay/session-end.ts', '../src/report/answer-record.ts'].map((path) => readFileSync(new URL(path, import.meta.url), 'utf8'));
   const used = new Set(sources.flatMap((source) => [...source.matchAll(/name: '([A-Za-z]+)'/g)].map((m) => m[1])));
   t.ok(used.size > 0);
   for (const name of used) t.ok(Object.values(ERROR_NAMES).includes(name as never), `${name} is in ERROR_NAMES`);

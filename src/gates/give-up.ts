@@ -29,7 +29,7 @@ export const CANCEL_REASON_MAX = 200;
 /**
  * Why a hold is given up when its requester sends `notifications/cancelled`
  * for it: who cancelled (from the way the request travelled) and the
- * cancellation's own `reason`, cut to {@link CANCEL_REASON_MAX} characters.
+ * cancellation's own `reason`, cut to 200 characters (`CANCEL_REASON_MAX`).
  */
 export function cancelledBy(direction: 'client-to-server' | 'server-to-client', reason: unknown): string {
   const who = direction === 'client-to-server' ? 'the client cancelled the request' : 'the server cancelled its request';

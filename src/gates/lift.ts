@@ -7,6 +7,8 @@
  * @module
  */
 
+import { isObject } from '../json/is-object.js';
+
 /** The protocol revision whose results carry `resultType` (and, for reads, cache fields). */
 export const ERA_2026 = '2026-07-28';
 
@@ -21,12 +23,18 @@ export interface LiftOptions {
   uri?: string;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function asText(value: unknown): string {
   return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
+}
+
+/**
+ * Nothing was injected: `null` (JSON, and so the control API and the
+ * viewer, has no `undefined`: an empty inject arrives as `null`) or
+ * `undefined` (an in-process decision without a value). It lifts to the
+ * method's empty result, never to the text `"null"`.
+ */
+function isNothing(value: unknown): value is null | undefined {
+  return value === null || value === undefined;
 }
 
 /** True if `value` is a whole JSON-RPC message (it has a `jsonrpc` key), to be relayed verbatim. */
@@ -36,7 +44,7 @@ export function isWholeFrame(value: unknown): value is Record<string, unknown> {
 
 function liftTool(value: unknown): Record<string, unknown> {
   if (isObject(value) && ('content' in value || 'structuredContent' in value)) return value;
-  if (value === undefined) return { content: [] };
+  if (isNothing(value)) return { content: [] };
   const text = { type: 'text', text: asText(value) };
   // structuredContent must be an object; a tool with an outputSchema then accepts it.
   return isObject(value) ? { content: [text], structuredContent: value } : { content: [text] };
@@ -44,13 +52,15 @@ function liftTool(value: unknown): Record<string, unknown> {
 
 function liftResource(value: unknown, uri: string): Record<string, unknown> {
   if (isObject(value) && 'contents' in value) return value;
+  if (isNothing(value)) return { contents: [] };
   if (typeof value === 'string') return { contents: [{ uri, mimeType: 'text/plain', text: value }] };
-  return { contents: [{ uri, mimeType: 'application/json', text: asText(value ?? null) }] };
+  return { contents: [{ uri, mimeType: 'application/json', text: asText(value) }] };
 }
 
 function liftPrompt(value: unknown): Record<string, unknown> {
   if (isObject(value) && 'messages' in value) return value;
-  return { messages: [{ role: 'user', content: { type: 'text', text: asText(value ?? '') } }] };
+  if (isNothing(value)) return { messages: [] };
+  return { messages: [{ role: 'user', content: { type: 'text', text: asText(value) } }] };
 }
 
 function liftSampling(value: unknown): Record<string, unknown> {

@@ -1,3 +1,5 @@
+import { isObject } from '../json/is-object.js';
+
 /** Options for {@link LoopDetector}. */
 export interface LoopDetectorOptions {
   /** Tools polled on purpose, never held (`GRAPHMIND_LOOP_ALLOW`, comma-separated). @default [] */
@@ -57,8 +59,8 @@ export class LoopDetector {
       return false;
     }
     let key = name;
-    if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
-      const { _meta: _ignored, ...rest } = args as Record<string, unknown>;
+    if (isObject(args)) {
+      const { _meta: _ignored, ...rest } = args;
       key = `${name}\0${canonical(rest)}`;
     } else {
       key = `${name}\0${canonical(args)}`;

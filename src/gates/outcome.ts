@@ -1,4 +1,5 @@
 import type { GatePoint, HoldAction, InstanceError } from '../report/events.js';
+import { isWholeFrame } from './lift.js';
 
 /** The JSON-RPC error code a requester receives when a call is aborted in the debugger. */
 export const ABORT_CODE = -32099;
@@ -109,10 +110,6 @@ const RETRY: Outcome = Object.freeze({ kind: 'retry' });
 const DROP: Outcome = Object.freeze({ kind: 'drop' });
 const FAIL: Outcome = Object.freeze({ kind: 'fail', code: ABORT_CODE, message: ABORT_MESSAGE });
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /**
  * The decision table, pure and shared by every integration:
  *
@@ -130,7 +127,7 @@ export function outcomeOf(held: HeldKind, decision: DecisionInput): Outcome {
   switch (decision.action) {
     case 'inject':
       if (held === 'notification') return { kind: 'replace', value: decision.value };
-      return isObject(decision.value) && 'jsonrpc' in decision.value ? { kind: 'answer-frame', frame: decision.value } : { kind: 'answer', value: decision.value };
+      return isWholeFrame(decision.value) ? { kind: 'answer-frame', frame: decision.value } : { kind: 'answer', value: decision.value };
     case 'abort':
       return held === 'notification' ? DROP : FAIL;
     case 'retry':

@@ -174,6 +174,11 @@ export class RestartGate implements FrameGate {
     return outstanding.filter((frame) => frame.deliveredTo === server);
   }
 
+  /** A look behind a held frame is the debugger's gate's (see `FrameGate.behind`): the host may be cancelling a held request. */
+  behind(frame: Frame): void {
+    this.#inner?.behind?.(frame);
+  }
+
   mayHold(direction: Direction): boolean {
     // An answer to an earlier server's request is dropped: it must be seen before it is written.
     if (direction === 'client-to-server' && (this.#standing !== 'up' || this.stale.size > 0)) return true;

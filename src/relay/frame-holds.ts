@@ -1,15 +1,19 @@
 import type { DebuggerGate } from '../gates/debugger-gate.js';
 import type { Decision, PendingHold } from '../gates/gate.js';
+import { cancelledBy } from '../gates/give-up.js';
 import type { HoldPlan } from '../gates/hold-policy.js';
 import { liftOptionsFor } from '../gates/lift.js';
 import { LoopDetector } from '../gates/loop-detector.js';
 import { outcomeOf, type Outcome } from '../gates/outcome.js';
+import { isObject } from '../json/is-object.js';
 import { DeferredValue } from '../report/deferred.js';
 import type { GatePoint } from '../report/events.js';
 import { heldMessage, type HideSettings } from '../report/hide.js';
-import { messageOf, type Direction, type Frame } from '../streams/frame.js';
+import { messageOf, type Direction, type Frame, type JsonRpcMessage } from '../streams/frame.js';
 import { madeFrame } from '../streams/lifter.js';
 import { madeValue } from '../streams/made-frame.js';
+
+export { cancelledBy } from '../gates/give-up.js';
 
 /** How long `waitForAttach` delays the first frame for a debugger (a wait, not a hold). */
 export const WAIT_FOR_ATTACH_MS = 3000;
@@ -80,42 +84,14 @@ export interface FrameHoldsOptions {
 
 const NO_HIDING: HideSettings = { inputs: false, toolResults: false };
 
-/** The `hold.updated` event (see `HoldUpdatedEvent`): a hold whose requester gave up. */
-interface HoldUpdated {
-  type: 'hold.updated';
-  holdId: string;
-  givenUp: string;
-}
-
-/**
- * The reporter as the gate reports a given-up hold through it. The
- * `Reporter` a proxy session has sends any run event; a reporter that is
- * only a `GateReporter` is sent the event all the same (it is one more
- * event of the run).
- */
-type UpdateSender = { send(runId: string, event: HoldUpdated): void };
+/** The method a requester gives up with. */
+const CANCELLED = 'notifications/cancelled';
 
 /** A hold open right now: the call it belongs to, so that the requester's giving up can be matched to it. */
 interface OpenHold {
   runId: string;
   /** The held call's request (for an answer, the request it answers). */
   call: Frame;
-  /** Why its requester gave up, once reported. */
-  givenUp?: string;
-}
-
-/** The longest part of a cancellation's `reason` quoted in a given-up hold. */
-const CANCEL_REASON_MAX = 200;
-
-/** Why a hold is given up when its requester sends `notifications/cancelled` for it. */
-export function cancelledBy(direction: Direction, reason: unknown): string {
-  const who = direction === 'client-to-server' ? 'the client cancelled the request' : 'the server cancelled its request';
-  const why = typeof reason === 'string' && reason !== '' ? `: ${reason.length > CANCEL_REASON_MAX ? `${reason.slice(0, CANCEL_REASON_MAX - 1)}…` : reason}` : '';
-  return `${who} (notifications/cancelled${why})`;
-}
-
-function record(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The held frame as the hold reports it (see `heldMessage`). */
@@ -217,7 +193,7 @@ export class FrameHolds {
    */
   check(frame: Frame): Promise<readonly Frame[]> | undefined {
     if (this.#stopped) return undefined;
-    if (this.#open.size > 0 && frame.type === 'notification' && frame.method === 'notifications/cancelled') this.#cancelled(frame);
+    if (this.#open.size > 0 && frame.type === 'notification' && frame.method === CANCELLED) this.#cancelled(frame);
     if (frame.type === 'response' && frame.method === 'initialize') this.#noteEra(frame);
     if (this.#attachWait !== undefined) {
       // waitForAttach: nothing moves until the debugger is there (or 3 s pass).
@@ -227,33 +203,50 @@ export class FrameHolds {
   }
 
   /**
+   * A frame behind a held one in its direction, which does not pass yet
+   * (see `FrameGate.behind`): a requester cancelling a held request sends
+   * its `notifications/cancelled` behind it, so the hold is given up from
+   * here. A line shown as bytes only is parsed when it names the method.
+   */
+  behind(frame: Frame): void {
+    if (this.#stopped || this.#open.size === 0) return;
+    if (frame.type === undefined) {
+      if (frame.raw.indexOf(CANCELLED) === -1) return;
+      let message: unknown;
+      try {
+        message = JSON.parse(frame.raw.toString('utf8'));
+      } catch {
+        return;
+      }
+      if (!isObject(message) || message.method !== CANCELLED || 'id' in message) return;
+      frame.message = message as JsonRpcMessage;
+    } else if (frame.type !== 'notification' || frame.method !== CANCELLED) return;
+    this.#cancelled(frame);
+  }
+
+  /**
    * A requester cancelled a request (`notifications/cancelled`, sent the
-   * way the request went): a hold of that request, which can only be its
-   * answer (a held request stops its own direction), is given up.
+   * way the request went): a hold of that request is given up, its answer
+   * (the cancel passes through {@link FrameHolds.check}) or the request
+   * itself (the cancel waits behind it, see {@link FrameHolds.behind}).
    */
   #cancelled(frame: Frame): void {
     const params = messageOf(frame)?.params;
-    if (!record(params) || (typeof params.requestId !== 'string' && typeof params.requestId !== 'number')) return;
+    if (!isObject(params) || (typeof params.requestId !== 'string' && typeof params.requestId !== 'number')) return;
     for (const [holdId, open] of this.#open) {
       if (open.call.direction !== frame.direction || open.call.id !== params.requestId) continue;
       this.#giveUp(holdId, open, cancelledBy(frame.direction, params.reason));
     }
   }
 
-  /** Report a hold as given up by its requester (once per reason); it stays open to be decided. */
+  /** Report a hold as given up by its requester (the shared give-up rule): it stays open to be decided. */
   #giveUp(holdId: string, open: OpenHold, why: string): void {
-    if (this.#stopped || open.givenUp === why) return;
-    open.givenUp = why;
-    try {
-      (this.core.reporter as unknown as UpdateSender).send(open.runId, { type: 'hold.updated', holdId, givenUp: why });
-    } catch {
-      // Observation is best-effort.
-    }
+    if (!this.#stopped) this.core.giveUp(open.runId, holdId, why);
   }
 
   #noteEra(frame: Frame): void {
     const result = messageOf(frame)?.result;
-    if (record(result) && typeof result.protocolVersion === 'string') this.#sessionEra = result.protocolVersion;
+    if (isObject(result) && typeof result.protocolVersion === 'string') this.#sessionEra = result.protocolVersion;
   }
 
   #evaluate(frame: Frame): Promise<readonly Frame[]> | undefined {
@@ -269,7 +262,7 @@ export class FrameHolds {
         const name = node.kind === 'tool' ? node.label : '';
         // A tool polled on purpose needs no parse of its arguments.
         const params = this.#loop.allows(name) ? undefined : messageOf(frame)?.params;
-        loop = this.#loop.observe(name, record(params) ? params.arguments : undefined);
+        loop = this.#loop.observe(name, isObject(params) ? params.arguments : undefined);
       }
       const plan = core.plan(runId, { point: 'before', nodeId: node.nodeId, loop });
       return plan === undefined ? undefined : this.#hold(frame, plan);

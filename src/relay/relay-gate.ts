@@ -115,6 +115,11 @@ export class RelayGate implements FrameGate {
     return this.holds.check(frame);
   }
 
+  /** The {@link FrameGate} look behind a held frame: the requester may be cancelling it (see {@link FrameHolds.behind}). */
+  behind(frame: Frame): void {
+    this.holds.behind(frame);
+  }
+
   /** A request answered here never reaches its receiver: forget it, and send the answer back the other way. */
   #answerSender(request: Frame, answer: Frame): void {
     const relay = this.#relay;

@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { finished, type Readable } from 'node:stream';
 import type { Classifier } from './classifier.js';
-import type { FrameBatch } from './frame.js';
+import { newFrame, type FrameBatch } from './frame.js';
 import type { FrameWriter } from './frame-writer.js';
 import type { GateTransform } from './gate-transform.js';
 import type { Lifter } from './lifter.js';
@@ -25,6 +25,14 @@ export interface DirectionStages {
 }
 
 const ignore = (): void => {};
+
+/**
+ * Bytes a held direction still reads, when its gate looks behind held
+ * frames (see `FrameGate.behind`), before its source is paused: about what
+ * a paused stream reads ahead anyway, enough for the requester's
+ * `notifications/cancelled` to be seen while nothing of it passes.
+ */
+export const LOOK_AHEAD_BYTES = 64 * 1024;
 
 function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
@@ -73,6 +81,9 @@ export function driveDirection(initial: Readable, stages: DirectionStages, contr
     let flushed = false;
     let over = false;
     const waiting: Buffer[] = [];
+    // What the gate was shown of the bytes behind the held frame (see lookBehind).
+    let lookedAt = 0;
+    let lookCarry: Buffer | undefined;
 
     const deliver = (frames: FrameBatch): void => {
       if (over) return;
@@ -89,10 +100,36 @@ export function driveDirection(initial: Readable, stages: DirectionStages, contr
       draining = false;
       proceed();
     };
+    /**
+     * Show the gate the lines in `chunk`, behind the held frame, as bytes
+     * framed for a look only: the chunk still waits, and is framed for real
+     * once the hold is decided. False once the look-ahead is full.
+     */
+    const lookBehind = (chunk: Buffer): boolean => {
+      lookedAt += chunk.length;
+      let start = 0;
+      for (let end = chunk.indexOf(0x0a); end !== -1; start = end + 1, end = chunk.indexOf(0x0a, start)) {
+        const line = lookCarry === undefined ? chunk.subarray(start, end + 1) : Buffer.concat([lookCarry, chunk.subarray(start, end + 1)]);
+        lookCarry = undefined;
+        gate.lookBehind(newFrame(line, classifier.direction, 0, true));
+      }
+      if (start < chunk.length) lookCarry = lookCarry === undefined ? chunk.subarray(start) : Buffer.concat([lookCarry, chunk.subarray(start)]);
+      return lookedAt < LOOK_AHEAD_BYTES;
+    };
     const pass = (batch: FrameBatch): void => {
       classifier.classifyBatch(batch);
       if (gate.passBatch(batch, deliver, onSettled)) return;
       held = true;
+      lookedAt = 0;
+      lookCarry = undefined;
+      // A gate that looks behind the held frame is shown what already
+      // waits, and the source goes on being read (up to LOOK_AHEAD_BYTES)
+      // for it to see what comes: nothing of it passes until the decision.
+      if (gate.looksBehind) {
+        let room = true;
+        for (let i = 0; room && i < waiting.length; i++) room = lookBehind(waiting[i] as Buffer);
+        if (room) return;
+      }
       source.pause();
     };
     const take = (chunk: Buffer): void => {
@@ -115,6 +152,7 @@ export function driveDirection(initial: Readable, stages: DirectionStages, contr
       if (over) return;
       if (held || draining) {
         waiting.push(chunk);
+        if (held && !draining && lookedAt < LOOK_AHEAD_BYTES && gate.looksBehind && lookBehind(chunk)) return;
         source.pause();
         return;
       }

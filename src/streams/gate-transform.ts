@@ -17,6 +17,15 @@ export interface FrameGate {
    * Without this method the relay assumes yes and always assembles.
    */
   mayHold?(direction: Direction): boolean;
+  /**
+   * A frame behind a held one in its direction. It does not pass until the
+   * hold is decided (held means stopped), but the gate may look at it, to
+   * notice the requester cancelling the held request. Frames framed with
+   * the held one come classified; lines that arrived after it come as their
+   * bytes only (`type` undefined), framed for the look and never relayed
+   * from this copy. Without this method nothing is shown.
+   */
+  behind?(frame: Frame): void;
 }
 
 /** Options for {@link GateTransform}. */
@@ -79,6 +88,20 @@ export class GateTransform extends Transform {
     return this.#pass(batch, 0, forward, settled);
   }
 
+  /** Does the gate look at frames behind a held one (see {@link FrameGate.behind})? */
+  get looksBehind(): boolean {
+    return this.gate?.behind !== undefined;
+  }
+
+  /** Show the gate a frame behind a held one (see {@link FrameGate.behind}); a gate that throws is ignored. */
+  lookBehind(frame: Frame): void {
+    try {
+      this.gate?.behind?.(frame);
+    } catch {
+      // Only a look: the frame still waits its turn.
+    }
+  }
+
   /** Let frames through from `from` on, stopping at the first one the gate holds. */
   #pass(batch: FrameBatch, from: number, forward: (frames: FrameBatch) => void, settled: () => void): boolean {
     for (let i = from; i < batch.length; i++) {
@@ -93,8 +116,9 @@ export class GateTransform extends Transform {
       }
       if (held === undefined) continue;
       // Everything before the held frame goes on; nothing after it does
-      // until the decision comes.
+      // until the decision comes, but the gate may look at it.
       if (i > from) forward(batch.slice(from, i));
+      for (let j = i + 1; j < batch.length; j++) this.lookBehind(batch[j] as Frame);
       const next = (): void => {
         if (this.#pass(batch, i + 1, forward, settled)) settled();
       };
