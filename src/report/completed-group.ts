@@ -1,3 +1,4 @@
+import { isObject } from '../json/is-object.js';
 import { COMPLETED_RUN, expandCompletedRun } from './completed-run.js';
 import type { InstanceCompletedEvent, NodeDeclaration } from './events.js';
 
@@ -31,15 +32,13 @@ export interface CompletedGroup {
 /** The `type` of a {@link CompletedGroup}. */
 export const COMPLETED_GROUP = 'instances.completed';
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
-
 /**
  * True if `value` claims to stand for several events, whether or not it has
  * the right shape: a group of calls, or a completed run
  * (report/completed-run.ts). Its text is then no single event's.
  */
 export function isCompletedGroup(value: unknown): value is Record<string, unknown> {
-  return isRecord(value) && (value.type === COMPLETED_GROUP || value.type === COMPLETED_RUN);
+  return isObject(value) && (value.type === COMPLETED_GROUP || value.type === COMPLETED_RUN);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { NodeDeclaration, RunEvent } from '../report/events.js';
-import { jsonValueEnd } from '../streams/strict-json.js';
+import { jsonValueEnd } from '../json/strict-json.js';
 import { COMPLETED_GROUP, expandCompletedGroup, isCompletedGroup } from '../report/completed-group.js';
 import { RawJson } from './raw-json.js';
 import { validateEvent } from './validate-event.js';

@@ -7,7 +7,7 @@ import type { RunStore } from './run-store.js';
 import { arrayElementEnds, BatchText } from './batch-text.js';
 import { BatchReader } from './batch-reader.js';
 import { expandCompletedGroup, isCompletedGroup } from '../report/completed-group.js';
-import { parseStrictJson } from '../streams/strict-json.js';
+import { parseStrictJson } from '../json/strict-json.js';
 import { validateEvent } from './validate-event.js';
 
 /**
