@@ -1,4 +1,5 @@
 import { isObject } from '../json/is-object.js';
+import { COMPLETED_GROUP } from '../protocol/ingest-batch-layout.js';
 import { COMPLETED_RUN, expandCompletedRun } from './completed-run.js';
 import type { InstanceCompletedEvent, NodeDeclaration } from './events.js';
 
@@ -29,8 +30,8 @@ export interface CompletedGroup {
   calls: Array<[instanceId: string, t: number, endT: number, input: unknown, output: unknown]>;
 }
 
-/** The `type` of a {@link CompletedGroup}. */
-export const COMPLETED_GROUP = 'instances.completed';
+/** The `type` of a {@link CompletedGroup} (defined with the batch layout both the reporter and the server use). */
+export { COMPLETED_GROUP };
 
 /**
  * True if `value` claims to stand for several events, whether or not it has
