@@ -17,6 +17,10 @@ const { GROUP_HEAD, CALLS_KEY, CALL_OPEN, CALL_SEPARATOR, CALL_CLOSE, CALLS_CLOS
 const { OPEN_OBJECT, CLOSE_OBJECT, QUOTE, startsWith } = bytes;
 const { digitsValue, plainIntegerEnd, plainStringEnd } = values;
 const { jsonValueEnd } = strict;
+// The letter that tells the heads apart, where they first differ.
+const [STARTED_LETTER, FINISHED_LETTER, ERROR_LETTER, COMPLETED_LETTER] = [STARTED_HEAD, FINISHED_HEAD, ERROR_HEAD, COMPLETED_HEAD].map(
+  (head) => head[TYPE_LETTER_AT] as number,
+);
 
 /** The most distinct node declarations remembered per connection. */
 const MAX_NODES = 4096;
@@ -162,7 +166,16 @@ export class BatchReader {
   /** An execution's event in the reporter's own layout, or -1 (nothing pushed). */
   #readExecution(buf: Buffer, at: number, end: number, events: RunEvent[]): number {
     const letter = buf[at + TYPE_LETTER_AT];
-    const head = letter === 0x73 ? STARTED_HEAD : letter === 0x66 ? FINISHED_HEAD : letter === 0x65 ? ERROR_HEAD : letter === 0x63 ? COMPLETED_HEAD : undefined;
+    const head =
+      letter === STARTED_LETTER
+        ? STARTED_HEAD
+        : letter === FINISHED_LETTER
+          ? FINISHED_HEAD
+          : letter === ERROR_LETTER
+            ? ERROR_HEAD
+            : letter === COMPLETED_LETTER
+              ? COMPLETED_HEAD
+              : undefined;
     if (head === undefined || !startsWith(buf, at, end, head)) return -1;
     this.#k = at + head.length;
     if (buf[this.#k++] !== QUOTE) return -1;
