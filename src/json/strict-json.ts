@@ -1,10 +1,11 @@
 /**
  * A strict JSON checker for byte ranges: true exactly when `JSON.parse`
  * would accept the text (given valid UTF-8, which `isUtf8` checks
- * separately). The shape scanners (skip.ts, and the relay's envelope built
- * on it) check nested values by shape only; before bytes of a frame are copied verbatim into
- * JSON of our own, they must pass this full check, or one odd escape in
- * a frame would make the whole document unreadable.
+ * separately). The shape scanners (skip.ts, and the relay's envelope
+ * built on it) check nested values by shape only; before bytes of a frame
+ * are copied verbatim into JSON of our own, they must pass this full
+ * check, or one odd escape in a frame would make the whole document
+ * unreadable.
  *
  * @module
  */
