@@ -1,5 +1,8 @@
 import t from 'tap';
-import { Envelope, StringInterner, memberRange, scanEnvelope, skipValue, valueAt } from '../src/streams/envelope.js';
+import { valueAt } from '../src/json/read-value.js';
+import { memberRange, skipValue } from '../src/json/skip.js';
+import { StringInterner } from '../src/json/string-interner.js';
+import { Envelope, scanEnvelope } from '../src/streams/envelope.js';
 
 const env = (text: string) => scanEnvelope(Buffer.from(text));
 

@@ -3,7 +3,7 @@
 // breaks a whole batch, and a false no only costs a parse.
 import { isUtf8 } from 'node:buffer';
 import t from 'tap';
-import { isStrictJson } from '../src/streams/strict-json.js';
+import { isStrictJson } from '../src/json/strict-json.js';
 import { prng } from './helpers/random.js';
 
 function parses(text: string): boolean {

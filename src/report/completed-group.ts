@@ -1,3 +1,5 @@
+import { isObject } from '../json/is-object.js';
+import { COMPLETED_GROUP } from '../protocol/ingest-batch-layout.js';
 import { COMPLETED_RUN, expandCompletedRun } from './completed-run.js';
 import type { InstanceCompletedEvent, NodeDeclaration } from './events.js';
 
@@ -28,10 +30,8 @@ export interface CompletedGroup {
   calls: Array<[instanceId: string, t: number, endT: number, input: unknown, output: unknown]>;
 }
 
-/** The `type` of a {@link CompletedGroup}. */
-export const COMPLETED_GROUP = 'instances.completed';
-
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+/** The `type` of a {@link CompletedGroup} (defined with the batch layout both the reporter and the server use). */
+export { COMPLETED_GROUP };
 
 /**
  * True if `value` claims to stand for several events, whether or not it has
@@ -39,7 +39,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
  * (report/completed-run.ts). Its text is then no single event's.
  */
 export function isCompletedGroup(value: unknown): value is Record<string, unknown> {
-  return isRecord(value) && (value.type === COMPLETED_GROUP || value.type === COMPLETED_RUN);
+  return isObject(value) && (value.type === COMPLETED_GROUP || value.type === COMPLETED_RUN);
 }
 
 /**

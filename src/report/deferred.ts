@@ -1,4 +1,4 @@
-import { isStrictJson } from '../streams/strict-json.js';
+import { isStrictJson } from '../json/strict-json.js';
 
 /**
  * A value whose JSON is computed only when it is sent. Reporters record

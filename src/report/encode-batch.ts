@@ -1,151 +1,16 @@
-import { isUtf8 } from 'node:buffer';
+import * as layout from '../protocol/ingest-batch-layout.js';
 import { JsonSlice, KnownJson } from './deferred.js';
 import type { NodeDeclaration, RunEvent } from './events.js';
-import { COMPLETED_GROUP, type CompletedGroup, type expandCompletedGroup } from './completed-group.js';
+import type { CompletedGroup, expandCompletedGroup } from './completed-group.js';
 import { CompletedEvent, FinishedEvent, StartedEvent } from './execution-events.js';
+import { BatchWriter } from './batch-writer.js';
 
-/**
- * The JSON of a batch of events, written straight into bytes: what a
- * reporter sends to `/ingest`. Building a string and then encoding it to
- * UTF-8 decoded every recorded frame's bytes only to encode them again; a
- * batch of small calls took about twice as long that way.
- */
-class BatchWriter {
-  buf = Buffer.allocUnsafe(16 * 1024);
-  at = 0;
-
-  room(bytes: number): void {
-    if (this.at + bytes <= this.buf.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + bytes));
-    this.buf.copy(bigger, 0, 0, this.at);
-    this.buf = bigger;
-  }
-
-  byte(value: number): void {
-    this.room(1);
-    this.buf[this.at++] = value;
-  }
-
-  /**
-   * Text that is ASCII (our own keys and ids). Short pieces are stored a
-   * byte at a time: a call into the native encoder costs more than that.
-   */
-  ascii(text: string): void {
-    const length = text.length;
-    this.room(length);
-    if (length > SHORT) {
-      this.at += this.buf.write(text, this.at, 'latin1');
-      return;
-    }
-    const buf = this.buf;
-    let at = this.at;
-    for (let i = 0; i < length; i++) buf[at++] = text.charCodeAt(i);
-    this.at = at;
-  }
-
-  /** A string's JSON: short ones with nothing to escape a byte at a time, others through JSON.stringify. */
-  string(value: string): void {
-    const length = value.length;
-    if (length <= SHORT) {
-      this.room(length + 2);
-      const buf = this.buf;
-      let at = this.at;
-      buf[at++] = 0x22;
-      let i = 0;
-      for (; i < length; i++) {
-        const code = value.charCodeAt(i);
-        if (code < 0x20 || code === 0x22 || code === 0x5c || code >= 0x7f) break;
-        buf[at++] = code;
-      }
-      if (i === length) {
-        buf[at++] = 0x22;
-        this.at = at;
-        return;
-      }
-    }
-    this.text(JSON.stringify(value));
-  }
-
-  /** Any text, as UTF-8. */
-  text(text: string): void {
-    this.room(text.length * 3);
-    this.at += this.buf.write(text, this.at, 'utf8');
-  }
-
-  /** A non-negative safe integer, in digits: in 32-bit arithmetic, eight digits at a time beyond the first. */
-  digits(value: number): void {
-    if (value < 1e8) return this.#smallDigits(value | 0, 0);
-    const high = Math.floor(value / 1e8);
-    if (high < 1e8) this.#smallDigits(high | 0, 0);
-    else this.digits(high);
-    this.#smallDigits((value - high * 1e8) | 0, 8);
-  }
-
-  /** `value` (below 1e8) in digits, zero-padded to `width`. */
-  #smallDigits(value: number, width: number): void {
-    let length = 1;
-    for (let power = 10; power <= value; power *= 10) length++;
-    if (length < width) length = width;
-    this.room(length);
-    const buf = this.buf;
-    let at = (this.at += length);
-    let rest = value;
-    for (let i = 0; i < length; i++) {
-      const next = (rest / 10) | 0;
-      buf[--at] = 0x30 + rest - next * 10;
-      rest = next;
-    }
-  }
-
-  /** Bytes of our own (known to be UTF-8), copied as they are. */
-  raw(source: Buffer, start: number, end: number): void {
-    const length = end - start;
-    this.room(length);
-    if (length > SHORT) {
-      source.copy(this.buf, this.at, start, end);
-      this.at += length;
-      return;
-    }
-    const buf = this.buf;
-    let at = this.at;
-    for (let i = start; i < end; i++) buf[at++] = source[i] as number;
-    this.at = at;
-  }
-
-  /** Bytes copied as they are. False (nothing written) if they are not valid UTF-8. */
-  utf8(source: Buffer, start: number, end: number): boolean {
-    if (end - start > SHORT) return this.checked(source, start, end);
-    this.room(end - start);
-    const buf = this.buf;
-    let at = this.at;
-    for (let i = start; i < end; i++) {
-      const byte = source[i] as number;
-      // Not ASCII: the check decides.
-      if (byte >= 0x80) return this.checked(source, start, end);
-      buf[at++] = byte;
-    }
-    this.at = at;
-    return true;
-  }
-
-  checked(source: Buffer, start: number, end: number): boolean {
-    if (!isUtf8(source.subarray(start, end))) return false;
-    this.raw(source, start, end);
-    return true;
-  }
-
-  /** The batch written so far (a fresh buffer each time: the socket may still hold the last one). */
-  take(): Buffer {
-    const out = this.buf.subarray(0, this.at);
-    // The next batch is likely about as long as this one.
-    this.buf = Buffer.allocUnsafe(Math.max(16 * 1024, this.at + 1024));
-    this.at = 0;
-    return out;
-  }
-}
-
-/** Up to this many bytes, a piece is written in JavaScript rather than by a native call. */
-const SHORT = 64;
+// The layout shared with the server's reader, bound to module constants once:
+// V8 checks an imported binding each time it is used, a module constant it
+// folds away (this runs for every event a reporter sends).
+const { BATCH_OPEN, BATCH_SEPARATOR, BATCH_CLOSE, STARTED_HEAD, COMPLETED_HEAD, FINISHED_HEAD, INSTANCE_ID_KEY } = layout;
+const { NODE_KEY, INPUT_KEY, OUTPUT_KEY, END_T_KEY, RUN_ID_KEY, SEQ_KEY, T_KEY } = layout;
+const { GROUP_HEAD, CALLS_KEY, CALL_OPEN, CALL_SEPARATOR, CALL_CLOSE, CALLS_CLOSE, GROUP_CLOSE } = layout;
 
 const writer = new BatchWriter();
 
@@ -256,21 +121,9 @@ function writeEvent(out: BatchWriter, event: RunEvent): void {
 }
 
 // The templates: an execution event's fields, in the order its class
-// declares them, written as writeField writes them (a value of any other
-// kind than the usual goes through writeField itself).
-
-const bytesOf = (text: string): Buffer => Buffer.from(text, 'latin1');
-const STARTED_HEAD = bytesOf('{"type":"instance.started","instanceId":');
-const COMPLETED_HEAD = bytesOf('{"type":"instance.completed","instanceId":');
-const FINISHED_HEAD = bytesOf('{"type":"instance.finished","instanceId":');
-const INSTANCE_ID_KEY = bytesOf(',"instanceId":');
-const NODE_KEY = bytesOf(',"node":');
-const INPUT_KEY = bytesOf(',"input":');
-const OUTPUT_KEY = bytesOf(',"output":');
-const END_T_KEY = bytesOf(',"endT":');
-const RUN_ID_KEY = bytesOf(',"runId":');
-const SEQ_KEY = bytesOf(',"seq":');
-const T_KEY = bytesOf(',"t":');
+// declares them and the shared layout gives them, written as writeField
+// writes them (a value of any other kind than the usual goes through
+// writeField itself).
 
 function writeStarted(out: BatchWriter, event: StartedEvent): void {
   writeHead(out, STARTED_HEAD, event.instanceId);
@@ -343,9 +196,6 @@ function writeTail(out: BatchWriter, runId: string, seq: number, t: number): voi
 
 // A run of completed calls as one group (see report/completed-group.ts).
 
-const GROUP_HEAD = bytesOf(`{"type":${JSON.stringify(COMPLETED_GROUP)},"node":`);
-const CALLS_KEY = bytesOf(',"calls":[');
-
 /** True for a time or seq the group writes in digits: a non-negative safe integer. */
 const plainInteger = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
@@ -381,8 +231,8 @@ function writeGroup(out: BatchWriter, events: readonly RunEvent[], first: number
     out.at = start;
     return 0;
   }
-  out.byte(0x5d);
-  out.byte(0x7d);
+  out.byte(CALLS_CLOSE);
+  out.byte(GROUP_CLOSE);
   return count;
 }
 
@@ -391,24 +241,24 @@ function writeCall(out: BatchWriter, event: CompletedEvent, comma: boolean): boo
   const { instanceId, t, endT, input, output } = event;
   if (typeof instanceId !== 'string' || !plainInteger(t) || !plainInteger(endT) || !(input instanceof JsonSlice) || !(output instanceof JsonSlice)) return false;
   const mark = out.at;
-  if (comma) out.byte(0x2c);
-  out.byte(0x5b);
+  if (comma) out.byte(CALL_SEPARATOR);
+  out.byte(CALL_OPEN);
   out.string(instanceId);
-  out.byte(0x2c);
+  out.byte(CALL_SEPARATOR);
   out.digits(t);
-  out.byte(0x2c);
+  out.byte(CALL_SEPARATOR);
   out.digits(endT);
-  out.byte(0x2c);
+  out.byte(CALL_SEPARATOR);
   if (!writeSlice(out, input)) {
     out.at = mark;
     return false;
   }
-  out.byte(0x2c);
+  out.byte(CALL_SEPARATOR);
   if (!writeSlice(out, output)) {
     out.at = mark;
     return false;
   }
-  out.byte(0x5d);
+  out.byte(CALL_CLOSE);
   return true;
 }
 
@@ -433,9 +283,9 @@ function writeSlice(out: BatchWriter, slice: JsonSlice): boolean {
  * {@link expandCompletedGroup} turns back into those events.
  */
 export function encodeBatch(events: readonly RunEvent[]): Buffer {
-  writer.byte(0x5b);
+  writer.byte(BATCH_OPEN);
   for (let i = 0; i < events.length; ) {
-    if (i > 0) writer.byte(0x2c);
+    if (i > 0) writer.byte(BATCH_SEPARATOR);
     const event = events[i] as RunEvent;
     const grouped = event instanceof CompletedEvent ? writeGroup(writer, events, i) : 0;
     if (grouped > 0) {
@@ -445,7 +295,7 @@ export function encodeBatch(events: readonly RunEvent[]): Buffer {
     writeEvent(writer, event);
     i++;
   }
-  writer.byte(0x5d);
+  writer.byte(BATCH_CLOSE);
   return writer.take();
 }
 

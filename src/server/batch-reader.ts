@@ -1,39 +1,26 @@
 import type { NodeDeclaration, RunEvent } from '../report/events.js';
-import { jsonValueEnd } from '../streams/strict-json.js';
-import { COMPLETED_GROUP, expandCompletedGroup, isCompletedGroup } from '../report/completed-group.js';
+import * as bytes from '../json/bytes.js';
+import * as values from '../json/read-value.js';
+import * as strict from '../json/strict-json.js';
+import * as layout from '../protocol/ingest-batch-layout.js';
+import { expandCompletedGroup, isCompletedGroup } from '../report/completed-group.js';
 import { RawJson } from './raw-json.js';
 import { validateEvent } from './validate-event.js';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const ZERO = 0x30;
-const NINE = 0x39;
-
-const bytes = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
-
-// The layout a graphmind reporter writes an execution's events in (see
-// src/report/encode-batch.ts): fixed keys in a fixed order, no whitespace.
-const STARTED = bytes('{"type":"instance.started","instanceId":"');
-const FINISHED = bytes('{"type":"instance.finished","instanceId":"');
-const ERRORED = bytes('{"type":"instance.error","instanceId":"');
-const COMPLETED = bytes('{"type":"instance.completed","instanceId":"');
-const GROUP = bytes(`{"type":${JSON.stringify(COMPLETED_GROUP)},"node":`);
-const CALLS = bytes(',"calls":[');
-const NODE = bytes(',"node":');
-const INPUT = bytes(',"input":');
-const OUTPUT = bytes(',"output":');
-const ERROR = bytes(',"error":');
-const END_TIME = bytes(',"endT":');
-const RUN_ID = bytes(',"runId":"');
-const SEQ = bytes(',"seq":');
-const TIME = bytes(',"t":');
-/** Where the layouts above first differ: `s`, `f`, `e` or `c` after `instance.`. */
-const TYPE_LETTER_AT = 18;
+// The layout the bundled reporter writes a batch in, shared with its writer
+// (report/encode-batch.ts), and the byte rules of src/json/, bound to module
+// constants once: V8 checks an imported binding each time it is used, a
+// module constant it folds away (this runs for every event ingested).
+const { BATCH_OPEN, BATCH_SEPARATOR, BATCH_CLOSE, TYPE_LETTER_AT, STARTED_HEAD, FINISHED_HEAD, ERROR_HEAD, COMPLETED_HEAD } = layout;
+const { NODE_KEY, INPUT_KEY, OUTPUT_KEY, ERROR_KEY, END_T_KEY, RUN_ID_KEY, SEQ_KEY, T_KEY } = layout;
+const { GROUP_HEAD, CALLS_KEY, CALL_OPEN, CALL_SEPARATOR, CALL_CLOSE, CALLS_CLOSE, GROUP_CLOSE } = layout;
+const { OPEN_OBJECT, CLOSE_OBJECT, QUOTE, startsWith } = bytes;
+const { digitsValue, plainIntegerEnd, plainStringEnd } = values;
+const { jsonValueEnd } = strict;
+// The letter that tells the heads apart, where they first differ.
+const [STARTED_LETTER, FINISHED_LETTER, ERROR_LETTER, COMPLETED_LETTER] = [STARTED_HEAD, FINISHED_HEAD, ERROR_HEAD, COMPLETED_HEAD].map(
+  (head) => head[TYPE_LETTER_AT] as number,
+);
 
 /** The most distinct node declarations remembered per connection. */
 const MAX_NODES = 4096;
@@ -51,35 +38,6 @@ export interface ReadBatch {
   elements: number[];
   /** The elements that are groups, if any. */
   groups: Set<number> | undefined;
-}
-
-function startsWith(buf: Uint8Array, at: number, end: number, literal: Uint8Array): boolean {
-  if (at + literal.length > end) return false;
-  for (let k = 0; k < literal.length; k++) if (buf[at + k] !== literal[k]) return false;
-  return true;
-}
-
-/** The closing quote of a plain string whose text starts at `at`: printable ASCII, no escapes. -1 otherwise. */
-function plainStringEnd(buf: Uint8Array, at: number, end: number): number {
-  for (let k = at; k < end; k++) {
-    const byte = buf[k] as number;
-    if (byte === QUOTE) return k;
-    if (byte === BACKSLASH || byte < 0x20 || byte >= 0x80) return -1;
-  }
-  return -1;
-}
-
-/** Digits only, at most 15 of them (always a safe integer): their end, or -1. */
-function digitsEnd(buf: Uint8Array, at: number, end: number): number {
-  let k = at;
-  while (k < end && k - at <= 15 && (buf[k] as number) >= ZERO && (buf[k] as number) <= NINE) k++;
-  return k === at || k - at > 15 || (buf[at] === ZERO && k - at > 1) ? -1 : k;
-}
-
-function digitsValue(buf: Uint8Array, at: number, end: number): number {
-  let value = 0;
-  for (let k = at; k < end; k++) value = value * 10 + ((buf[k] as number) - ZERO);
-  return value;
 }
 
 /**
@@ -113,7 +71,7 @@ export class BatchReader {
    */
   read(buf: Buffer): ReadBatch | undefined {
     const last = buf.length - 1;
-    if (last < 1 || buf[0] !== OPEN_ARRAY || buf[last] !== CLOSE_ARRAY) return undefined;
+    if (last < 1 || buf[0] !== BATCH_OPEN || buf[last] !== BATCH_CLOSE) return undefined;
     const events: RunEvent[] = [];
     const ends: number[] = [];
     const elements: number[] = [];
@@ -131,7 +89,7 @@ export class BatchReader {
       // A group is marked as one whatever its size: its text is never an event's, even with one call in it.
       if (this.#grouped) (groups ??= new Set()).add(element);
       if (end === last) return { events, ends, elements, groups };
-      if (buf[end] !== COMMA) return undefined;
+      if (buf[end] !== BATCH_SEPARATOR) return undefined;
       at = end + 1;
     }
   }
@@ -140,7 +98,7 @@ export class BatchReader {
   #readElement(buf: Buffer, at: number, end: number, events: RunEvent[]): number {
     if (buf[at] !== OPEN_OBJECT) return -1;
     const before = events.length;
-    const group = startsWith(buf, at, end, GROUP);
+    const group = startsWith(buf, at, end, GROUP_HEAD);
     const fast = group ? this.#readGroup(buf, at, end, events) : this.#readExecution(buf, at, end, events);
     if (fast !== -1) {
       this.#grouped = group;
@@ -173,34 +131,34 @@ export class BatchReader {
    * (what was pushed is the caller's to take back).
    */
   #readGroup(buf: Buffer, at: number, end: number, events: RunEvent[]): number {
-    this.#k = at + GROUP.length;
+    this.#k = at + GROUP_HEAD.length;
     const nodeStart = this.#k;
     const nodeEnd = this.#value(buf, end);
     const node = nodeEnd === -1 ? undefined : this.#node(buf, nodeStart, nodeEnd);
     if (node === undefined) return -1;
     const runId = this.#runIdField(buf, end);
     const seq = runId === undefined ? -1 : this.#seqField(buf, end);
-    if (seq === -1 || !this.#literal(buf, end, CALLS)) return -1;
+    if (seq === -1 || !this.#literal(buf, end, CALLS_KEY)) return -1;
     for (let k = 0; ; k++) {
-      if (buf[this.#k++] !== OPEN_ARRAY || buf[this.#k++] !== QUOTE) return -1;
+      if (buf[this.#k++] !== CALL_OPEN || buf[this.#k++] !== QUOTE) return -1;
       const idStart = this.#k;
       const idEnd = this.#quoted(buf, end);
-      if (idEnd === -1 || buf[this.#k++] !== COMMA) return -1;
+      if (idEnd === -1 || buf[this.#k++] !== CALL_SEPARATOR) return -1;
       const instanceId = buf.toString('latin1', idStart, idEnd);
       const t = this.#integer(buf, end);
-      if (t === -1 || buf[this.#k++] !== COMMA) return -1;
+      if (t === -1 || buf[this.#k++] !== CALL_SEPARATOR) return -1;
       const endT = this.#integer(buf, end);
-      if (endT === -1 || buf[this.#k++] !== COMMA) return -1;
+      if (endT === -1 || buf[this.#k++] !== CALL_SEPARATOR) return -1;
       const input = this.#rawJson(buf, end);
-      if (input === undefined || buf[this.#k++] !== COMMA) return -1;
+      if (input === undefined || buf[this.#k++] !== CALL_SEPARATOR) return -1;
       const output = this.#rawJson(buf, end);
-      if (output === undefined || buf[this.#k++] !== CLOSE_ARRAY) return -1;
+      if (output === undefined || buf[this.#k++] !== CALL_CLOSE) return -1;
       const valid = validateEvent({ type: 'instance.completed', instanceId, node, input, output, endT, runId, seq: seq + k, t });
       if (valid === undefined) return -1;
       events.push(valid);
       const after = buf[this.#k++];
-      if (after === COMMA) continue;
-      if (after !== CLOSE_ARRAY || buf[this.#k] !== CLOSE_OBJECT) return -1;
+      if (after === CALL_SEPARATOR) continue;
+      if (after !== CALLS_CLOSE || buf[this.#k] !== GROUP_CLOSE) return -1;
       return this.#k + 1;
     }
   }
@@ -208,9 +166,19 @@ export class BatchReader {
   /** An execution's event in the reporter's own layout, or -1 (nothing pushed). */
   #readExecution(buf: Buffer, at: number, end: number, events: RunEvent[]): number {
     const letter = buf[at + TYPE_LETTER_AT];
-    const head = letter === 0x73 ? STARTED : letter === 0x66 ? FINISHED : letter === 0x65 ? ERRORED : letter === 0x63 ? COMPLETED : undefined;
+    const head =
+      letter === STARTED_LETTER
+        ? STARTED_HEAD
+        : letter === FINISHED_LETTER
+          ? FINISHED_HEAD
+          : letter === ERROR_LETTER
+            ? ERROR_HEAD
+            : letter === COMPLETED_LETTER
+              ? COMPLETED_HEAD
+              : undefined;
     if (head === undefined || !startsWith(buf, at, end, head)) return -1;
     this.#k = at + head.length;
+    if (buf[this.#k++] !== QUOTE) return -1;
     const idStart = this.#k;
     const idEnd = this.#quoted(buf, end);
     if (idEnd === -1) return -1;
@@ -221,24 +189,24 @@ export class BatchReader {
     let output: RawJson | undefined;
     let error: unknown;
     let endT = 0;
-    const started = head === STARTED || head === COMPLETED;
+    const started = head === STARTED_HEAD || head === COMPLETED_HEAD;
     if (started) {
-      if (!this.#literal(buf, end, NODE)) return -1;
+      if (!this.#literal(buf, end, NODE_KEY)) return -1;
       const nodeStart = this.#k;
       const nodeEnd = this.#value(buf, end);
       node = nodeEnd === -1 ? undefined : this.#node(buf, nodeStart, nodeEnd);
       if (node === undefined) return -1;
     }
-    if (started && this.#literal(buf, end, INPUT)) {
+    if (started && this.#literal(buf, end, INPUT_KEY)) {
       input = this.#rawJson(buf, end);
       if (input === undefined) return -1;
     }
-    if (head !== STARTED && this.#literal(buf, end, OUTPUT)) {
+    if (head !== STARTED_HEAD && this.#literal(buf, end, OUTPUT_KEY)) {
       output = this.#rawJson(buf, end);
       if (output === undefined) return -1;
     }
-    if (head === ERRORED) {
-      if (!this.#literal(buf, end, ERROR)) return -1;
+    if (head === ERROR_HEAD) {
+      if (!this.#literal(buf, end, ERROR_KEY)) return -1;
       const errorStart = this.#k;
       const errorEnd = this.#value(buf, end);
       if (errorEnd === -1) return -1;
@@ -248,25 +216,25 @@ export class BatchReader {
         return -1;
       }
     }
-    if (head === COMPLETED) {
-      if (!this.#literal(buf, end, END_TIME)) return -1;
+    if (head === COMPLETED_HEAD) {
+      if (!this.#literal(buf, end, END_T_KEY)) return -1;
       endT = this.#integer(buf, end);
       if (endT === -1) return -1;
     }
 
     const runId = this.#runIdField(buf, end);
     const seq = runId === undefined ? -1 : this.#seqField(buf, end);
-    if (seq === -1 || !this.#literal(buf, end, TIME)) return -1;
+    if (seq === -1 || !this.#literal(buf, end, T_KEY)) return -1;
     const t = this.#integer(buf, end);
     if (t === -1 || buf[this.#k] !== CLOSE_OBJECT) return -1;
 
     // One object shape per kind, with the fields in the order they came.
     const event: unknown =
-      head === COMPLETED
+      head === COMPLETED_HEAD
         ? { type: 'instance.completed', instanceId, node, input, output, endT, runId, seq, t }
-        : head === STARTED
+        : head === STARTED_HEAD
           ? { type: 'instance.started', instanceId, node, input, runId, seq, t }
-          : head === FINISHED
+          : head === FINISHED_HEAD
             ? { type: 'instance.finished', instanceId, output, runId, seq, t }
             : { type: 'instance.error', instanceId, output, error, runId, seq, t };
     const valid = validateEvent(event);
@@ -288,7 +256,7 @@ export class BatchReader {
 
   /** `,"runId":"…"`: the run id, or undefined. */
   #runIdField(buf: Buffer, end: number): string | undefined {
-    if (!this.#literal(buf, end, RUN_ID)) return undefined;
+    if (!this.#literal(buf, end, RUN_ID_KEY) || buf[this.#k++] !== QUOTE) return undefined;
     const start = this.#k;
     const close = this.#quoted(buf, end);
     return close === -1 ? undefined : this.#runId(buf, start, close);
@@ -296,7 +264,7 @@ export class BatchReader {
 
   /** `,"seq":` and its digits: the seq, or -1. */
   #seqField(buf: Buffer, end: number): number {
-    return this.#literal(buf, end, SEQ) ? this.#integer(buf, end) : -1;
+    return this.#literal(buf, end, SEQ_KEY) ? this.#integer(buf, end) : -1;
   }
 
   /** The text of a plain string (its opening quote already read): the index of its closing quote. */
@@ -308,7 +276,7 @@ export class BatchReader {
 
   /** A non-negative integer in plain digits (no sign, fraction or exponent). */
   #integer(buf: Buffer, end: number): number {
-    const digitsStop = digitsEnd(buf, this.#k, end);
+    const digitsStop = plainIntegerEnd(buf, this.#k, end);
     if (digitsStop === -1) return -1;
     const value = digitsValue(buf, this.#k, digitsStop);
     this.#k = digitsStop;

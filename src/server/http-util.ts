@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseStrictJson } from '../streams/strict-json.js';
+import { parseStrictJson } from '../json/strict-json.js';
 import { API_CSP, COMMON_HEADERS } from './security.js';
 
 /** Send a JSON answer with the API's headers (and `headers`, if given). */

@@ -5,10 +5,11 @@ import { breakpointsAck, type BreakpointsPeer, type BreakpointsState } from './b
 import type { HoldOwner, HoldRegistry } from './holds.js';
 import type { LiveFeed } from './live-feed.js';
 import type { RunStore } from './run-store.js';
-import { arrayElementEnds, BatchText } from './batch-text.js';
+import { arrayElementEnds } from '../json/element-ends.js';
+import { BatchText } from './batch-text.js';
 import { BatchReader } from './batch-reader.js';
 import { expandCompletedGroup, isCompletedGroup } from '../report/completed-group.js';
-import { parseStrictJson } from '../streams/strict-json.js';
+import { parseStrictJson } from '../json/strict-json.js';
 import { validateEvent } from './validate-event.js';
 
 /**

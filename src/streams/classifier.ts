@@ -1,6 +1,9 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { Correlator } from './correlator.js';
-import { Envelope, StringInterner, isTrue, isVersion2, scanEnvelope, valueAt } from './envelope.js';
+import { isObject } from '../json/is-object.js';
+import { isTrue, valueAt } from '../json/read-value.js';
+import { StringInterner } from '../json/string-interner.js';
+import { Envelope, isVersion2, scanEnvelope } from './envelope.js';
 import { keyAt } from './exact-id.js';
 import type { Direction, Frame, FrameBatch, JsonRpcId } from './frame.js';
 import { STDOUT_NOISE_NODE, namingParam, nodeFor } from './node-naming.js';
@@ -113,7 +116,7 @@ function isJsonRpcArray(bytes: Buffer): boolean {
     return (
       Array.isArray(value) &&
       value.length > 0 &&
-      value.every((item: unknown) => item !== null && typeof item === 'object' && (item as { jsonrpc?: unknown }).jsonrpc === '2.0')
+      value.every((item: unknown) => isObject(item) && item.jsonrpc === '2.0')
     );
   } catch {
     return false;

@@ -14,11 +14,17 @@
  * @module
  */
 
-import { isNumberByte, isSpace } from './envelope.js';
+import * as bytes from '../json/bytes.js';
+import { PieceScan } from '../json/piece-scan.js';
+import * as skip from '../json/skip.js';
+import { Capture } from './capture.js';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const MAX_DEPTH = 256;
+// Bound to module constants once: V8 checks an imported binding each time
+// it is used, a module constant it folds away (this runs on every byte
+// of a long line outside its strings).
+const { MAX_DEPTH, QUOTE, closerOf, isNumberByte, isScalarStart, isSpace } = bytes;
+const { isScalarText } = skip;
+
 /** Longest top-level value kept verbatim. */
 const VALUE_CAP = 4096;
 /** Longest first-level member value of a large object that is kept (a tool name, a URI). */
@@ -36,70 +42,6 @@ export type Skeleton =
   | { kind: 'array' }
   /** Anything else. */
   | { kind: 'other' };
-
-/** Bytes collected up to a cap; past it only the fact of overflowing is kept. */
-class Capture {
-  #bytes: Buffer;
-  readonly #cap: number;
-  length = 0;
-  overflow = false;
-
-  constructor(cap: number) {
-    this.#cap = cap;
-    this.#bytes = Buffer.allocUnsafe(Math.min(cap, 256));
-  }
-
-  /** Room for `more` bytes, growing up to the cap; false past it. */
-  #room(more: number): boolean {
-    const need = this.length + more;
-    if (need <= this.#bytes.length) return true;
-    if (need > this.#cap) return false;
-    const grown = Buffer.allocUnsafe(Math.min(this.#cap, Math.max(need, this.#bytes.length * 2)));
-    this.#bytes.copy(grown, 0, 0, this.length);
-    this.#bytes = grown;
-    return true;
-  }
-
-  reset(): void {
-    this.length = 0;
-    this.overflow = false;
-  }
-
-  add(source: Buffer, start: number, end: number): void {
-    if (this.overflow || end <= start) return;
-    if (!this.#room(end - start)) {
-      this.overflow = true;
-      return;
-    }
-    source.copy(this.#bytes, this.length, start, end);
-    this.length += end - start;
-  }
-
-  byte(value: number): void {
-    if (this.overflow) return;
-    if (!this.#room(1)) {
-      this.overflow = true;
-      return;
-    }
-    this.#bytes[this.length++] = value;
-  }
-
-  text(): string {
-    return this.#bytes.toString('latin1', 0, this.length);
-  }
-}
-
-function isScalarStart(byte: number): boolean {
-  return byte === 0x74 || byte === 0x66 || byte === 0x6e || (byte >= 0x30 && byte <= 0x39) || byte === 0x2d;
-}
-
-/** A scalar's bytes are a literal or a run of number bytes, as `skipValue` accepts. */
-function validScalar(text: string): boolean {
-  if (text === 'true' || text === 'false' || text === 'null') return true;
-  if (text.length === 0) return false;
-  for (let k = 0; k < text.length; k++) if (!isNumberByte(text.charCodeAt(k))) return false;
-  return true;
-}
 
 const enum Phase {
   Start,
@@ -131,12 +73,8 @@ const enum Member {
  * Reads the pieces of one line in order and builds its {@link Skeleton}.
  * Memory is bounded by a few kilobytes whatever the line's length.
  */
-export class SkeletonReader {
+export class SkeletonReader extends PieceScan {
   #phase = Phase.Start;
-  readonly #stack = new Uint8Array(MAX_DEPTH + 1);
-  #depth = 0;
-  #inString = false;
-  #escaped = false;
   readonly #key = new Capture(MAX_KEY);
   readonly #value = new Capture(VALUE_CAP);
   #keep = false;
@@ -157,9 +95,7 @@ export class SkeletonReader {
   /** Forget everything: the next piece starts a new line. */
   reset(): void {
     this.#phase = Phase.Start;
-    this.#depth = 0;
-    this.#inString = false;
-    this.#escaped = false;
+    this.resetScan();
     this.#members = [];
     this.#inner = [];
     this.#member = Member.None;
@@ -181,7 +117,7 @@ export class SkeletonReader {
     if (phase === Phase.Trailing) {
       return { kind: 'object', bytes: Buffer.from(`{${this.#members.join(',')}}`, 'latin1') };
     }
-    if (phase === Phase.Array && this.#depth === 0 && this.#arrayElementsOk) return { kind: 'array' };
+    if (phase === Phase.Array && this.depth === 0 && this.#arrayElementsOk) return { kind: 'array' };
     return { kind: 'other' };
   }
 
@@ -194,8 +130,8 @@ export class SkeletonReader {
         if (byte === 0x7b) this.#phase = Phase.KeyOrClose;
         else if (byte === 0x5b) {
           this.#phase = Phase.Array;
-          this.#stack[0] = 0x5d;
-          this.#depth = 1;
+          this.stack[0] = 0x5d;
+          this.depth = 1;
         } else this.#phase = Phase.Failed;
         return i + 1;
       }
@@ -205,15 +141,15 @@ export class SkeletonReader {
         if (isSpace(byte)) return i + 1;
         if (byte === QUOTE) {
           this.#key.reset();
-          this.#inString = true;
-          this.#escaped = false;
+          this.inString = true;
+          this.escaped = false;
           this.#phase = Phase.Key;
         } else if (byte === 0x7d && this.#phase === Phase.KeyOrClose) this.#phase = Phase.Trailing;
         else this.#phase = Phase.Failed;
         return i + 1;
       }
       case Phase.Key: {
-        const close = this.#stringEnd(buf, i, end);
+        const close = this.stringEnd(buf, i, end);
         this.#key.add(buf, i, close === -1 ? end : close);
         if (close === -1) return end;
         this.#phase = Phase.Colon;
@@ -228,7 +164,7 @@ export class SkeletonReader {
       case Phase.ValueStart:
         return this.#startValue(buf, i);
       case Phase.StringValue: {
-        const close = this.#stringEnd(buf, i, end);
+        const close = this.stringEnd(buf, i, end);
         if (this.#keep) this.#value.add(buf, i, close === -1 ? end : close + 1);
         if (close === -1) return end;
         this.#endValue();
@@ -238,7 +174,7 @@ export class SkeletonReader {
         const byte = buf[i] as number;
         if (isSpace(byte) || byte === 0x2c || byte === 0x7d) {
           const text = this.#value.text();
-          if (this.#value.overflow ? !this.#scalarOk : !validScalar(text)) this.#phase = Phase.Failed;
+          if (this.#value.overflow ? !this.#scalarOk : !isScalarText(text)) this.#phase = Phase.Failed;
           else this.#endValue();
           return i;
         }
@@ -278,14 +214,14 @@ export class SkeletonReader {
     this.#lastWasString = false;
     this.#valueObject = byte === 0x7b;
     if (byte === QUOTE) {
-      this.#inString = true;
-      this.#escaped = false;
+      this.inString = true;
+      this.escaped = false;
       if (this.#keep) this.#value.byte(byte);
       this.#phase = Phase.StringValue;
     } else if (byte === 0x7b || byte === 0x5b) {
-      this.#stack[0] = byte === 0x7b ? 0x7d : 0x5d;
-      this.#depth = 1;
-      this.#inString = false;
+      this.stack[0] = closerOf(byte);
+      this.depth = 1;
+      this.inString = false;
       if (this.#keep) this.#value.byte(byte);
       this.#phase = Phase.NestedValue;
     } else if (isScalarStart(byte)) {
@@ -316,33 +252,17 @@ export class SkeletonReader {
    * and small scalar values are noted for the skeleton.
    */
   #nested(buf: Buffer, i: number, end: number): number {
+    if (this.inString) return this.#nestedString(buf, i, end);
     const keep = this.#keep;
-    const object = this.#stack[0] === 0x7d;
-    if (this.#inString) {
-      const close = this.#stringEnd(buf, i, end);
-      const stop = close === -1 ? end : close + 1;
-      if (keep) {
-        this.#value.add(buf, i, stop);
-        if (object && this.#depth === 1) {
-          if (this.#member === Member.InString) this.#innerValue.add(buf, i, stop);
-          else this.#innerKey.add(buf, i, close === -1 ? end : close);
-        }
-      }
-      if (close === -1) return end;
-      if (keep && object && this.#depth === 1) {
-        if (this.#member === Member.InString) this.#endMember();
-        else this.#lastWasString = true;
-      }
-      return close + 1;
-    }
+    const object = this.stack[0] === 0x7d;
     let k = i;
     for (; k < end; k++) {
       const byte = buf[k] as number;
       if (byte === QUOTE) {
         if (keep) this.#value.add(buf, i, k + 1);
-        this.#inString = true;
-        this.#escaped = false;
-        if (keep && object && this.#depth === 1) {
+        this.inString = true;
+        this.escaped = false;
+        if (keep && object && this.depth === 1) {
           if (this.#member === Member.Start) {
             this.#member = Member.InString;
             this.#innerValue.reset();
@@ -354,7 +274,7 @@ export class SkeletonReader {
         }
         return k + 1;
       }
-      if (keep && object && this.#depth === 1) {
+      if (keep && object && this.depth === 1) {
         if (byte === 0x3a) {
           if (this.#lastWasString) {
             this.#member = Member.Start;
@@ -370,26 +290,26 @@ export class SkeletonReader {
         }
         if (this.#member === Member.InScalar) {
           if (isSpace(byte) || byte === 0x2c || byte === 0x7d) {
-            if (validScalar(this.#innerValue.text())) this.#endMember();
+            if (isScalarText(this.#innerValue.text())) this.#endMember();
             else this.#member = Member.None;
           } else this.#innerValue.byte(byte);
         }
         if (byte === 0x2c) this.#lastWasString = false;
       }
       if (byte === 0x7b || byte === 0x5b) {
-        if (this.#depth === MAX_DEPTH) {
+        if (this.depth === MAX_DEPTH) {
           this.#phase = Phase.Failed;
           return end;
         }
-        this.#stack[this.#depth++] = byte === 0x7b ? 0x7d : 0x5d;
+        this.stack[this.depth++] = closerOf(byte);
         this.#member = Member.None;
         this.#lastWasString = false;
       } else if (byte === 0x7d || byte === 0x5d) {
-        if (this.#depth === 0 || this.#stack[--this.#depth] !== byte) {
+        if (this.depth === 0 || this.stack[--this.depth] !== byte) {
           this.#phase = Phase.Failed;
           return end;
         }
-        if (this.#depth === 0) {
+        if (this.depth === 0) {
           if (keep) this.#value.add(buf, i, k + 1);
           this.#endValue();
           return k + 1;
@@ -398,6 +318,27 @@ export class SkeletonReader {
     }
     if (keep) this.#value.add(buf, i, end);
     return end;
+  }
+
+  /** Inside a string of a nested value: a key or small value of the first level is noted as it passes. */
+  #nestedString(buf: Buffer, i: number, end: number): number {
+    const keep = this.#keep;
+    const firstLevel = keep && this.stack[0] === 0x7d && this.depth === 1;
+    const close = this.stringEnd(buf, i, end);
+    const stop = close === -1 ? end : close + 1;
+    if (keep) {
+      this.#value.add(buf, i, stop);
+      if (firstLevel) {
+        if (this.#member === Member.InString) this.#innerValue.add(buf, i, stop);
+        else this.#innerKey.add(buf, i, close === -1 ? end : close);
+      }
+    }
+    if (close === -1) return end;
+    if (firstLevel) {
+      if (this.#member === Member.InString) this.#endMember();
+      else this.#lastWasString = true;
+    }
+    return close + 1;
   }
 
   /** A first-level member of a nested object value ended: note it if small. */
@@ -417,68 +358,40 @@ export class SkeletonReader {
 
   /** A top-level array: shape only, and whether every element is an object. */
   #array(buf: Buffer, i: number, end: number): number {
-    if (this.#inString) {
-      const close = this.#stringEnd(buf, i, end);
+    if (this.inString) {
+      const close = this.stringEnd(buf, i, end);
       return close === -1 ? end : close + 1;
     }
-    if (this.#depth === 0) {
+    if (this.depth === 0) {
       if (!isSpace(buf[i] as number)) this.#phase = Phase.Failed;
       return i + 1;
     }
     for (let k = i; k < end; k++) {
       const byte = buf[k] as number;
-      if (this.#depth === 1 && this.#arrayExpectElement && !isSpace(byte)) {
+      if (this.depth === 1 && this.#arrayExpectElement && !isSpace(byte)) {
         this.#arrayExpectElement = false;
         if (byte !== 0x7b) this.#arrayElementsOk = false;
       }
       if (byte === QUOTE) {
-        this.#inString = true;
-        this.#escaped = false;
+        this.inString = true;
+        this.escaped = false;
         return k + 1;
       }
-      if (byte === 0x2c && this.#depth === 1) this.#arrayExpectElement = true;
+      if (byte === 0x2c && this.depth === 1) this.#arrayExpectElement = true;
       else if (byte === 0x7b || byte === 0x5b) {
-        if (this.#depth === MAX_DEPTH) {
+        if (this.depth === MAX_DEPTH) {
           this.#phase = Phase.Failed;
           return end;
         }
-        this.#stack[this.#depth++] = byte === 0x7b ? 0x7d : 0x5d;
+        this.stack[this.depth++] = closerOf(byte);
       } else if (byte === 0x7d || byte === 0x5d) {
-        if (this.#stack[--this.#depth] !== byte) {
+        if (this.stack[--this.depth] !== byte) {
           this.#phase = Phase.Failed;
           return end;
         }
-        if (this.#depth === 0) return k + 1;
+        if (this.depth === 0) return k + 1;
       }
     }
     return end;
-  }
-
-  /**
-   * Inside a string from `i`: the index of its closing quote in this piece,
-   * or -1 if it goes on past the piece. Tracks a backslash that ends a piece.
-   */
-  #stringEnd(buf: Buffer, i: number, end: number): number {
-    let at = i;
-    if (this.#escaped) {
-      this.#escaped = false;
-      at++;
-    }
-    for (;;) {
-      const quote = at < end ? buf.indexOf(QUOTE, at) : -1;
-      if (quote === -1 || quote >= end) {
-        let slashes = 0;
-        for (let k = end - 1; k >= at && buf[k] === BACKSLASH; k--) slashes++;
-        this.#escaped = slashes % 2 === 1;
-        return -1;
-      }
-      let slashes = 0;
-      for (let k = quote - 1; k >= at && buf[k] === BACKSLASH; k--) slashes++;
-      if (slashes % 2 === 0) {
-        this.#inString = false;
-        return quote;
-      }
-      at = quote + 1;
-    }
   }
 }

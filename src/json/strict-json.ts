@@ -1,23 +1,23 @@
 /**
  * A strict JSON checker for byte ranges: true exactly when `JSON.parse`
  * would accept the text (given valid UTF-8, which `isUtf8` checks
- * separately). The envelope scanner ({@link scanEnvelope}) checks nested
- * values by shape only; before bytes of a frame are copied verbatim into
- * JSON of our own, they must pass this full check, or one odd escape in
- * a frame would make the whole document unreadable.
+ * separately). The shape scanners (skip.ts, and the relay's envelope
+ * built on it) check nested values by shape only; before bytes of a frame
+ * are copied verbatim into JSON of our own, they must pass this full
+ * check, or one odd escape in a frame would make the whole document
+ * unreadable.
  *
  * @module
  */
-import { literalEnd, skipSpace } from './envelope.js';
+import * as bytes from './bytes.js';
 
-const MAX_DEPTH = 256;
+// Bound to module constants once: V8 checks an imported binding each time
+// it is used, a module constant it folds away (this runs on every value a
+// reporter copies).
+const { MAX_DEPTH, isDigit, literalEnd, skipSpace } = bytes;
 
 function isHex(byte: number): boolean {
   return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46);
-}
-
-function isDigit(byte: number): boolean {
-  return byte >= 0x30 && byte <= 0x39;
 }
 
 /** End of the string at `i` (a quote), with every escape checked; -1 if invalid. */
