@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
-import { RUN_ID_PATTERN } from '../report/events.js';
+import { RUN_ID_PATTERN } from '../protocol/run-model.js';
 
 /** Parsed `export` flags. */
 export interface ExportFlags {

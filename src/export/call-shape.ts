@@ -7,7 +7,8 @@
  * @module
  */
 import { HIDDEN } from '../report/hide.js';
-import type { Instance, InstanceError, NodeDeclaration, RunSummary } from '../report/events.js';
+import type { Instance, InstanceError, RunSummary } from '../protocol/run-model.js';
+import type { NodeDeclaration } from '../protocol/ingest.js';
 import type { DecisionRecord, HoldRecord } from './run-facts.js';
 
 /** Requests and notifications that the server sends to the client (the others go the other way). */

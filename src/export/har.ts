@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Instance } from '../report/events.js';
+import type { Instance } from '../protocol/run-model.js';
 import { interventionOf, isNotification, methodOf, msOf, serverInitiated, serverNameOf, targetOf } from './call-shape.js';
 import { decisionsOf, type RunFacts } from './run-facts.js';
 import { isCall, type TraceRun } from './trace-model.js';

@@ -9,7 +9,7 @@
  * @module
  */
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
-import type { RunEvent } from '../report/events.js';
+import type { RunEvent } from '../protocol/ingest.js';
 import { readLines } from '../server/log-lines.js';
 import { eventsOfLine } from '../server/read-run-log.js';
 import { RunState } from '../server/run-state.js';

@@ -7,7 +7,7 @@
  * @module
  */
 import type { BatchText } from '../server/batch-text.js';
-import type { RunEvent } from '../report/events.js';
+import type { RunEvent } from '../protocol/ingest.js';
 import { RunStore } from '../server/run-store.js';
 import type { RunState } from '../server/run-state.js';
 

@@ -20,7 +20,8 @@
  */
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { Instance, RunEvent } from '../report/events.js';
+import type { Instance } from '../protocol/run-model.js';
+import type { RunEvent } from '../protocol/ingest.js';
 import type { RunState } from '../server/run-state.js';
 import { traceRunOf } from './log-replay.js';
 import type { RunObserver } from './observed-store.js';

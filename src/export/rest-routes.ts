@@ -11,7 +11,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RunSummary } from '../report/events.js';
+import type { RunSummary } from '../protocol/run-model.js';
 import { BodyError, readBody, sendError, sendJson, sendMethodNotAllowed } from '../server/http-util.js';
 import { API_CSP, COMMON_HEADERS } from '../server/security.js';
 import { isExportFormat, type ExportedRun, type ExportFormat, type ExportProblem } from './export-run.js';

@@ -7,7 +7,9 @@
  *
  * @module
  */
-import type { GatePoint, HoldAction, Instance, InstanceError, NodeStatus, RunEvent } from '../report/events.js';
+import type { GatePoint, HoldAction } from '../protocol/control.js';
+import type { Instance, InstanceError, NodeStatus } from '../protocol/run-model.js';
+import type { RunEvent } from '../protocol/ingest.js';
 
 /** The meta key under which the server lists who decided each hold (see {@link decisionsOf}). */
 export const DECISIONS_META_KEY = 'decisions';

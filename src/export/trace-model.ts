@@ -14,7 +14,8 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { Instance, LogLine, NodeDeclaration, RunSummary } from '../report/events.js';
+import type { Instance, LogLine, RunSummary } from '../protocol/run-model.js';
+import type { NodeDeclaration } from '../protocol/ingest.js';
 import {
   interventionOf,
   isNotification,

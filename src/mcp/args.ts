@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { RUN_ID_PATTERN } from '../report/events.js';
+import { RUN_ID_PATTERN } from '../protocol/run-model.js';
 import { ToolError } from './tool-error.js';
 
 /** A JSON Schema, as a plain object. */

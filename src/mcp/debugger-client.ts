@@ -9,7 +9,8 @@
  * @module
  */
 import { request } from 'node:http';
-import type { Breakpoints, Hold, HoldDecision, Run, RunSummary } from '../report/events.js';
+import type { Breakpoints, Hold, HoldDecision } from '../protocol/control.js';
+import type { Run, RunSummary } from '../protocol/run-model.js';
 import { readToken } from '../report/config.js';
 import { DebuggerUnavailable, type DebuggerControl, type RunList, type RunRead, type RunSource } from './source.js';
 import { ToolError } from './tool-error.js';

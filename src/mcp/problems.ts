@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Instance, Run } from '../report/events.js';
+import type { Instance, Run } from '../protocol/run-model.js';
 import { capText, preview } from './cap.js';
 import { PREVIEW_CHARS, SUMMARY_CHARS } from './limits.js';
 import { durationMs } from './run-views.js';

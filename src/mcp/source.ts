@@ -8,7 +8,8 @@
  *
  * @module
  */
-import type { Breakpoints, Hold, HoldDecision, Run, RunSummary } from '../report/events.js';
+import type { Breakpoints, Hold, HoldDecision } from '../protocol/control.js';
+import type { Run, RunSummary } from '../protocol/run-model.js';
 
 /** Which reader answered: the running debugger, or the data directory's logs. */
 export type From = 'debugger' | 'data-dir';

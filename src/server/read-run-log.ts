@@ -10,7 +10,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import { expandCompletedGroup } from '../report/completed-group.js';
-import type { RunEvent } from '../report/events.js';
+import type { RunEvent } from '../protocol/ingest.js';
 import { readLines } from './log-lines.js';
 import { RunState } from './run-state.js';
 import { validateEvent } from './validate-event.js';

@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { RUN_ID_PATTERN, type RunEvent, type RunSummary } from '../report/events.js';
+import { RUN_ID_PATTERN, type RunSummary } from '../protocol/run-model.js';
+import type { RunEvent } from '../protocol/ingest.js';
 import type { BatchText } from './batch-text.js';
 import { LogFiles, MAX_OPEN_LOGS } from './log-files.js';
 import { readRunLog } from './read-run-log.js';

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
-import type { Breakpoints, Hold, HoldAction } from '../report/events.js';
+import type { Breakpoints, Hold, HoldAction } from '../protocol/control.js';
 import { ObservedRunStore } from '../export/observed-store.js';
 import type { OtlpConfig } from '../export/otlp-config.js';
 import type { OtlpStream } from '../export/otlp-stream.js';

@@ -1,4 +1,5 @@
-import { RUN_ID_PATTERN, type RunEvent } from '../report/events.js';
+import { RUN_ID_PATTERN } from '../protocol/run-model.js';
+import type { RunEvent } from '../protocol/ingest.js';
 
 const KINDS = new Set(['server', 'tool', 'resource', 'prompt', 'llm', 'custom']);
 const GATES = new Set(['before', 'after', 'error']);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Breakpoints } from '../../report/events.js';
+import type { Breakpoints } from '../../protocol/control.js';
 import { argsOf, flag, optional, type Field, type JsonSchema } from '../args.js';
 import { boolean, object } from '../schemas.js';
 import { ToolError } from '../tool-error.js';
