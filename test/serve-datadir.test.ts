@@ -30,7 +30,7 @@ import type { Run } from '../src/protocol/run-model.js';
 import type { RunEvent } from '../src/protocol/ingest.js';
 import { arrayElementEnds, BatchText } from '../src/server/batch-text.js';
 import { LogFiles, MAX_OPEN_LOGS } from '../src/server/log-files.js';
-import { LOG_READ_CHUNK_BYTES, readLines, type ReadLinesOptions } from '../src/server/log-lines.js';
+import { LOG_READ_CHUNK_BYTES, readLines, type ReadLinesOptions } from '../src/export/log-lines.js';
 import { RunStore, type RunStoreOptions } from '../src/server/run-store.js';
 import { waitFor } from './helpers/cli.js';
 import { prng } from './helpers/random.js';

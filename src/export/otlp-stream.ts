@@ -24,7 +24,7 @@ import type { Instance } from '../protocol/run-model.js';
 import type { RunEvent } from '../protocol/ingest.js';
 import type { RunState } from '../server/run-state.js';
 import { traceRunOf } from './log-replay.js';
-import type { RunObserver } from './observed-store.js';
+import type { RunObserver } from './run-observer.js';
 import { endpointText, type OtlpConfig } from './otlp-config.js';
 import { graphmindScope, readableSpan, runResource } from './otel-spans.js';
 import { decisionsOf, RunFacts } from './run-facts.js';

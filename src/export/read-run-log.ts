@@ -11,9 +11,9 @@
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import { expandCompletedGroup } from '../report/completed-group.js';
 import type { RunEvent } from '../protocol/ingest.js';
+import { validateEvent } from '../protocol/validate-event.js';
+import { RunState } from '../server/run-state.js';
 import { readLines } from './log-lines.js';
-import { RunState } from './run-state.js';
-import { validateEvent } from './validate-event.js';
 
 /** A run log after {@link readRunLog}. */
 export type RunLogRead =
