@@ -76,6 +76,14 @@ export interface InstanceStartedEvent extends EventBase {
   node: NodeDeclaration;
   /** What it was given ({@link Instance.input}). */
   input?: unknown;
+  /**
+   * The JSON-RPC id of the request this execution answers, when it is a
+   * request and has one (not on notifications, nor on the session). The
+   * exports name the call by it (OpenTelemetry's `jsonrpc.request.id`, the
+   * HAR entry's request). An extension: a reporter that does not send it
+   * leaves the exports only the ids its held frames showed.
+   */
+  requestId?: string | number;
 }
 /**
  * An execution that began and ended well between two of the reporter's
@@ -95,6 +103,14 @@ export interface InstanceCompletedEvent extends EventBase {
   output?: unknown;
   /** When it ended, in milliseconds since the epoch. */
   endT: number;
+  /**
+   * The JSON-RPC id of the request this execution answers, when it is a
+   * request and has one (not on notifications, nor on the session). The
+   * exports name the call by it (OpenTelemetry's `jsonrpc.request.id`, the
+   * HAR entry's request). An extension: a reporter that does not send it
+   * leaves the exports only the ids its held frames showed.
+   */
+  requestId?: string | number;
 }
 /**
  * An execution ended well. An end for an execution that has ended already
