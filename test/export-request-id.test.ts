@@ -6,7 +6,7 @@ import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { runHar } from '../src/export/har.js';
 import { LogReplay, traceRunOf } from '../src/export/log-replay.js';
 import { OtlpStream } from '../src/export/otlp-stream.js';
-import { runSpans } from '../src/export/trace-model.js';
+import { runSpans } from '../src/export/run-spans.js';
 import type { RunEvent } from '../src/protocol/ingest.js';
 import { RunState } from '../src/server/run-state.js';
 

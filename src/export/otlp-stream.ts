@@ -28,7 +28,9 @@ import type { RunObserver } from './run-observer.js';
 import { endpointText, type OtlpConfig } from './otlp-config.js';
 import { graphmindScope, readableSpan, runResource } from './otel-spans.js';
 import { decisionsOf, RunFacts } from './run-facts.js';
-import { callSpan, resourceOf, rootInstanceOf, rootSpan, type TraceRun } from './trace-model.js';
+import { callSpan } from './call-span.js';
+import { rootSpan } from './root-span.js';
+import { resourceOf, rootInstanceOf, type TraceRun } from './trace-model.js';
 
 /** What the stream has done, for `GET /api/health` (`otlp`). */
 export interface OtlpStats {

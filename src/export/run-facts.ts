@@ -180,8 +180,8 @@ export function decisionsOf(meta: Record<string, unknown>): Map<string, Decision
   const list = meta[DECISIONS_META_KEY];
   if (!Array.isArray(list)) return out;
   for (const item of list) {
-    if (item === null || typeof item !== 'object') continue;
-    const { holdId, action, by, at } = item as Record<string, unknown>;
+    if (!isObject(item)) continue;
+    const { holdId, action, by, at } = item;
     if (typeof holdId !== 'string' || typeof action !== 'string' || typeof by !== 'string' || typeof at !== 'string') continue;
     out.set(holdId, { holdId, action: action as HoldAction, by, at });
   }
