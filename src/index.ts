@@ -29,7 +29,11 @@ export { runProxy, EXIT_CANNOT_RUN, type ProxyOptions, type ProxyResult, type Sp
 export { Reporter, newRunId, DEFAULT_BREAKPOINTS, type ReporterOptions, type OutgoingEvent, type DecisionMessage } from './report/reporter.js';
 export { DeferredValue } from './report/deferred.js';
 export { readToken, defaultDataDir, DEFAULT_PORT } from './report/config.js';
-export type * from './report/events.js';
-export { RUN_ID_PATTERN } from './report/events.js';
+export type * from './protocol/run-model.js';
+export type * from './protocol/control.js';
+export type * from './protocol/ingest.js';
+export type * from './protocol/to-reporter.js';
+export type * from './protocol/live-feed.js';
+export { RUN_ID_PATTERN } from './protocol/run-model.js';
 export { startServer, ServeError, type ServeOptions, type GraphmindServer } from './server/serve.js';
 export { OTLP_PROTOCOLS, type OtlpConfig, type OtlpProtocol } from './export/otlp-config.js';

@@ -1,7 +1,7 @@
 // Playbook of problem finding (src/mcp/problems.ts): runs as the debugger records them, and the
 // problem rows expected of them.
 import t from 'tap';
-import type { GraphNode, Instance, Run } from '../src/report/events.js';
+import type { GraphNode, Instance, Run } from '../src/protocol/run-model.js';
 import { findProblems, type Problem } from '../src/mcp/problems.js';
 
 const T0 = Date.parse('2026-05-01T12:00:00.000Z');

@@ -1,7 +1,8 @@
 // Playbooks of graphmind mcp's small rules: argument parsing, `since`, log search and its time
 // limit, and the breakpoint merge of set_breakpoints.
 import t from 'tap';
-import type { Breakpoints, LogLine } from '../src/report/events.js';
+import type { Breakpoints } from '../src/protocol/control.js';
+import type { LogLine } from '../src/protocol/run-model.js';
 import { anyValue, argsOf, cursor, flag, integer, limit, oneOf, optional, runId, text } from '../src/mcp/args.js';
 import { compilePattern, searchLogs } from '../src/mcp/log-search.js';
 import { parseSince } from '../src/mcp/since.js';

@@ -1,6 +1,6 @@
 // Playbook of the run views (src/mcp/run-views.ts): the tree, the overview, a call whole.
 import t from 'tap';
-import type { GraphNode, Instance, LogLine, Run } from '../src/report/events.js';
+import type { GraphNode, Instance, LogLine, Run } from '../src/protocol/run-model.js';
 import { callDetail, callRow, durationMs, nodeRows, runOverview } from '../src/mcp/run-views.js';
 
 const at = (ms: number): string => new Date(Date.parse('2026-05-01T12:00:00.000Z') + ms).toISOString();

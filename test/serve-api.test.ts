@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import type { RunEvent } from '../src/report/events.js';
+import type { RunEvent } from '../src/protocol/ingest.js';
 import {
   RunEvents,
   api,

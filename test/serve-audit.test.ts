@@ -6,7 +6,8 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import type { Run, RunEvent } from '../src/report/events.js';
+import type { Run } from '../src/protocol/run-model.js';
+import type { RunEvent } from '../src/protocol/ingest.js';
 import { RunStore } from '../src/server/run-store.js';
 import { startServer } from '../src/server/serve.js';
 import { launchBrowser, openPage } from './helpers/browser.js';

@@ -5,7 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import type { Run, RunEvent } from '../src/report/events.js';
+import type { Run } from '../src/protocol/run-model.js';
+import type { RunEvent } from '../src/protocol/ingest.js';
 import {
   RunEvents,
   api,

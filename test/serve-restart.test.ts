@@ -4,7 +4,8 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import type { Run, RunEvent } from '../src/report/events.js';
+import type { Run } from '../src/protocol/run-model.js';
+import type { RunEvent } from '../src/protocol/ingest.js';
 import { waitFor } from './helpers/cli.js';
 import { RunEvents, api, fakeReporter, freshDataDir, liveClient, runId, runWhen, startServe, type ServeProcess } from './helpers/serve.js';
 

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
-import { RUN_ID_PATTERN } from '../report/events.js';
+import { RUN_ID_PATTERN } from '../protocol/run-model.js';
 
 /** Parsed `export` flags. */
 export interface ExportFlags {
@@ -36,7 +36,7 @@ export function exportFlags(yargs: Argv): Argv<ExportFlags> {
  * Exits 1 with one line when there is no such run.
  */
 export async function runExportCommand(flags: ExportFlags, version: string): Promise<void> {
-  const [{ callApi, answerError }, { DebuggerUnavailable }] = await Promise.all([import('../export/api-client.js'), import('../mcp/source.js')]);
+  const { LoopbackClient, DebuggerUnavailable, answerError } = await import('../client/loopback-client.js');
   const dataDir = flags['data-dir'] ?? defaultDataDir();
   const { runId, format } = flags;
   const fail = (line: string): never => {
@@ -46,7 +46,8 @@ export async function runExportCommand(flags: ExportFlags, version: string): Pro
   let body: Buffer;
   let from: string;
   try {
-    const answer = await callApi({ port: flags.port, dataDir, method: 'GET', path: `/api/runs/${runId}/export?format=${format}` });
+    const client = new LoopbackClient({ port: flags.port, dataDir, timeoutMs: 120_000 });
+    const answer = await client.request({ method: 'GET', path: `/api/runs/${runId}/export?format=${format}` });
     if (answer.status === 404) fail(`no run ${runId} in the debugger on 127.0.0.1:${flags.port} (graphmind serve with --data-dir ${dataDir})`);
     if (answer.status !== 200) fail(`the debugger on 127.0.0.1:${flags.port} could not export run ${runId}: ${answerError(answer)}`);
     body = answer.body;

@@ -33,9 +33,8 @@ export function importFlags(yargs: Argv): Argv<ImportFlags> {
  * next `graphmind serve` loads it. Exits 1 with one line when it cannot.
  */
 export async function runImportCommand(flags: ImportFlags): Promise<void> {
-  const [{ callApi, answerError }, { DebuggerUnavailable }, { readImport, renamed, newImportId }] = await Promise.all([
-    import('../export/api-client.js'),
-    import('../mcp/source.js'),
+  const [{ LoopbackClient, DebuggerUnavailable, answerError }, { readImport, renamed, newImportId }] = await Promise.all([
+    import('../client/loopback-client.js'),
     import('../export/import-run.js'),
   ]);
   const fail = (line: string): never => {
@@ -53,9 +52,8 @@ export async function runImportCommand(flags: ImportFlags): Promise<void> {
   if (typeof read === 'string') return fail(`${flags.file}: ${read}`);
   const skipped = read.skippedLines > 0 ? `; ${read.skippedLines} line(s) that are not events of the run were left out` : '';
   try {
-    const answer = await callApi({
-      port: flags.port,
-      dataDir,
+    const client = new LoopbackClient({ port: flags.port, dataDir, timeoutMs: 120_000 });
+    const answer = await client.request({
       method: 'POST',
       path: `/api/runs/import${flags['new-id'] ? '?newId=1' : ''}`,
       body: bytes,

@@ -6,8 +6,10 @@
  *
  * @module
  */
+import { isObject } from '../json/is-object.js';
 import { HIDDEN } from '../report/hide.js';
-import type { Instance, InstanceError, NodeDeclaration, RunSummary } from '../report/events.js';
+import type { Instance, InstanceError, RunSummary } from '../protocol/run-model.js';
+import type { NodeDeclaration } from '../protocol/ingest.js';
 import type { DecisionRecord, HoldRecord } from './run-facts.js';
 
 /** Requests and notifications that the server sends to the client (the others go the other way). */
@@ -39,8 +41,8 @@ const CALLER_ERROR_CODES = new Set([-32700, -32600, -32601, -32602, -32002]);
  * them parsed already.
  */
 export function plain(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (!isObject(value)) return value;
+  const toJSON = value.toJSON;
   if (typeof toJSON !== 'function') return value;
   try {
     return toJSON.call(value);
@@ -51,13 +53,10 @@ export function plain(value: unknown): unknown {
 
 /** Could this recorded value hold `text`? (A value kept as JSON text is looked at before it is parsed.) */
 function mayHold(value: unknown, text: string): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  const json = (value as { json?: unknown }).json;
+  // An array never holds the `_meta` looked for.
+  if (!isObject(value)) return false;
+  const json = value.json;
   return typeof json === 'string' ? json.includes(text) : true;
-}
-
-function record(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function text(value: unknown): string | undefined {
@@ -113,7 +112,7 @@ export function targetOf(method: string, node: NodeDeclaration, input: unknown, 
   // The node says it (the proxy and the adapter name a tool's or prompt's node by it): the params are read only when it does not.
   const params = (): Record<string, unknown> => {
     const value = plain(input);
-    return record(value) ? value : {};
+    return isObject(value) ? value : {};
   };
   const suffix = (prefix: string): string | undefined => (node.nodeId.startsWith(prefix) ? text(node.nodeId.slice(prefix.length)) : undefined);
   if (method === 'tools/call') return { tool: suffix('tool:') ?? text(params().name) ?? node.label };
@@ -145,7 +144,7 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 export function remoteParentOf(recorded: unknown): RemoteParent | undefined {
   if (!mayHold(recorded, 'traceparent')) return undefined;
   const input = plain(recorded);
-  if (!record(input) || !record(input._meta)) return undefined;
+  if (!isObject(input) || !isObject(input._meta)) return undefined;
   const header = input._meta.traceparent;
   if (typeof header !== 'string') return undefined;
   const match = TRACEPARENT.exec(header.trim());
@@ -215,7 +214,7 @@ export function interventionOf(instance: Instance, holds: readonly HoldRecord[],
 
 /** The MCP server's name for a run: `serverInfo.name`, the adapter's `server`, else the run's name. */
 export function serverNameOf(summary: RunSummary, meta: Record<string, unknown>): string {
-  return summary.server?.name ?? (record(meta.serverInfo) ? text(meta.serverInfo.name) : undefined) ?? text(meta.server) ?? summary.name;
+  return summary.server?.name ?? (isObject(meta.serverInfo) ? text(meta.serverInfo.name) : undefined) ?? text(meta.server) ?? summary.name;
 }
 
 /**

@@ -10,7 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { runHar } from './har.js';
 import { replayLogFile } from './log-replay.js';
-import { resourceOf, runSpans } from './trace-model.js';
+import { resourceOf } from './trace-model.js';
+import { runSpans } from './run-spans.js';
 import { traceRunOf } from './log-replay.js';
 
 /** The export formats. */

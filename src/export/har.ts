@@ -10,9 +10,9 @@
  *
  * @module
  */
-import type { Instance } from '../report/events.js';
+import type { Instance } from '../protocol/run-model.js';
 import { interventionOf, isNotification, methodOf, msOf, serverInitiated, serverNameOf, targetOf } from './call-shape.js';
-import { decisionsOf, type RunFacts } from './run-facts.js';
+import { decisionsOf, type DecisionRecord, type HoldRecord, type RunFacts } from './run-facts.js';
 import { isCall, type TraceRun } from './trace-model.js';
 
 /** A HAR name/value pair. */
@@ -103,107 +103,117 @@ export interface HarOptions {
   now?: number;
 }
 
+/** What every entry of a run shares. */
+interface EntryContext {
+  run: TraceRun;
+  facts: RunFacts;
+  /** The MCP server's name, the URLs' host. */
+  server: string;
+  decisions: ReadonlyMap<string, DecisionRecord>;
+  now: number;
+}
+
+/** An entry's response: no answer yet, a notification's 202, or the answer. */
+function responseOf(instance: Instance, notification: boolean, id: string | number | undefined): { status: number; statusText: string; content: HarEntry['response']['content'] } {
+  if (instance.endedAt === null) return { status: 0, statusText: 'no answer yet', content: { size: 0, mimeType: JSON_TYPE } };
+  if (notification) return { status: 202, statusText: 'Accepted', content: { size: 0, mimeType: JSON_TYPE } };
+  const answerText = JSON.stringify(answerOf(instance, id));
+  return { status: 200, statusText: 'OK', content: { size: bytes(answerText), mimeType: JSON_TYPE, text: answerText } };
+}
+
+/** The entry's `_graphmind`: the call's record and what the debugger did to it. */
+function graphmindOf(instance: Instance, method: string, holds: readonly HoldRecord[], decisions: ReadonlyMap<string, DecisionRecord>, now: number): Record<string, unknown> {
+  const intervention = interventionOf(instance, holds, decisions, now);
+  const graphmind: Record<string, unknown> = {
+    instanceId: instance.instanceId,
+    nodeId: instance.nodeId,
+    direction: serverInitiated(method) ? 'server-to-client' : 'client-to-server',
+    status: instance.status,
+    changedByDebugger: intervention.changed,
+  };
+  if (instance.error !== undefined) graphmind.error = instance.error;
+  if (intervention.change !== undefined) graphmind.change = { action: intervention.change.action, by: intervention.change.by };
+  if (holds.length > 0) {
+    graphmind.heldMs = intervention.heldMs;
+    graphmind.holds = holds.map((hold) => ({
+      holdId: hold.holdId,
+      gate: hold.gate,
+      ...(hold.reason === undefined ? {} : { reason: hold.reason }),
+      openedAt: new Date(hold.openedAt).toISOString(),
+      ...(hold.releasedAt === undefined ? {} : { releasedAt: new Date(hold.releasedAt).toISOString() }),
+      ...(hold.action === undefined ? {} : { action: hold.action, by: decisions.get(hold.holdId)?.by ?? 'unknown' }),
+      ...(hold.givenUp === undefined ? {} : { givenUp: hold.givenUp }),
+    }));
+  }
+  if (instance.attempts !== undefined) graphmind.attempts = instance.attempts;
+  return graphmind;
+}
+
+/** The entry of one call; undefined for what is not a call (the root, the protocol card, a stdout line). */
+function entryOf(context: EntryContext, instance: Instance): HarEntry | undefined {
+  const { run, facts, server, decisions, now } = context;
+  const node = run.node(instance.nodeId);
+  if (node === undefined || !isCall(run, instance)) return undefined;
+  const method = methodOf(node);
+  const target = targetOf(method, node, instance.input, run.summary.source);
+  const name = target.tool ?? target.prompt;
+  const path = `/${method.split('/').map(encodeURIComponent).join('/')}${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
+  const queryString: HarPair[] = target.resourceUri === undefined ? [] : [{ name: 'uri', value: target.resourceUri }];
+  const query = queryString.length === 0 ? '' : `?uri=${encodeURIComponent(target.resourceUri as string)}`;
+  const notification = isNotification(method);
+  const id = notification ? undefined : idValue(facts.requestIdOf(instance.instanceId));
+  const request: Record<string, unknown> = { jsonrpc: '2.0' };
+  if (id !== undefined) request.id = id;
+  request.method = method;
+  if (instance.input !== undefined) request.params = instance.input;
+  const requestText = JSON.stringify(request);
+  const startMs = msOf(instance.startedAt);
+  const endMs = instance.endedAt !== null ? msOf(instance.deliveredAt ?? instance.endedAt) : now;
+  const time = Math.max(0, endMs - startMs);
+  const { status, statusText, content } = responseOf(instance, notification, id);
+  const entry: HarEntry = {
+    startedDateTime: new Date(startMs).toISOString(),
+    time,
+    request: {
+      method: 'POST',
+      url: `mcp://${encodeURIComponent(server)}${path}${query}`,
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [{ name: 'Content-Type', value: JSON_TYPE }],
+      queryString,
+      postData: { mimeType: JSON_TYPE, text: requestText },
+      headersSize: -1,
+      bodySize: bytes(requestText),
+    },
+    response: {
+      status,
+      statusText,
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: content.text === undefined ? [] : [{ name: 'Content-Type', value: JSON_TYPE }],
+      content,
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: content.size,
+    },
+    cache: {},
+    timings: { send: 0, wait: time, receive: 0 },
+    _graphmind: graphmindOf(instance, method, facts.holdsOf(instance.instanceId), decisions, now),
+  };
+  if (id === undefined && !notification) entry.comment = 'The JSON-RPC id of this request was not recorded.';
+  return entry;
+}
+
 /** The run as a HAR 1.2 log: one page (the run), one entry per call, in start order. */
 export function runHar(run: TraceRun, facts: RunFacts, options: HarOptions): Har {
-  const now = options.now ?? Date.now();
   const { summary, meta } = run;
   const server = serverNameOf(summary, meta);
-  const decisions = decisionsOf(meta);
+  const context: EntryContext = { run, facts, server, decisions: decisionsOf(meta), now: options.now ?? Date.now() };
   const pageId = summary.runId;
   const entries: HarEntry[] = [];
   for (const instance of run.instances) {
-    const node = run.node(instance.nodeId);
-    if (node === undefined || !isCall(run, instance)) continue;
-    const method = methodOf(node);
-    const target = targetOf(method, node, instance.input, summary.source);
-    const name = target.tool ?? target.prompt;
-    const path = `/${method.split('/').map(encodeURIComponent).join('/')}${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
-    const queryString: HarPair[] = target.resourceUri === undefined ? [] : [{ name: 'uri', value: target.resourceUri }];
-    const query = queryString.length === 0 ? '' : `?uri=${encodeURIComponent(target.resourceUri as string)}`;
-    const url = `mcp://${encodeURIComponent(server)}${path}${query}`;
-    const notification = isNotification(method);
-    const id = notification ? undefined : idValue(facts.requestIdOf(instance.instanceId));
-    const request: Record<string, unknown> = { jsonrpc: '2.0' };
-    if (id !== undefined) request.id = id;
-    request.method = method;
-    if (instance.input !== undefined) request.params = instance.input;
-    const requestText = JSON.stringify(request);
-    const startMs = msOf(instance.startedAt);
-    const answered = instance.endedAt !== null;
-    const endMs = answered ? msOf(instance.deliveredAt ?? (instance.endedAt as string)) : now;
-    const time = Math.max(0, endMs - startMs);
-    let status: number;
-    let statusText: string;
-    let content: HarEntry['response']['content'];
-    if (!answered) {
-      status = 0;
-      statusText = 'no answer yet';
-      content = { size: 0, mimeType: JSON_TYPE };
-    } else if (notification) {
-      status = 202;
-      statusText = 'Accepted';
-      content = { size: 0, mimeType: JSON_TYPE };
-    } else {
-      const answerText = JSON.stringify(answerOf(instance, id));
-      status = 200;
-      statusText = 'OK';
-      content = { size: bytes(answerText), mimeType: JSON_TYPE, text: answerText };
-    }
-    const holds = facts.holdsOf(instance.instanceId);
-    const intervention = interventionOf(instance, holds, decisions, now);
-    const graphmind: Record<string, unknown> = {
-      instanceId: instance.instanceId,
-      nodeId: instance.nodeId,
-      direction: serverInitiated(method) ? 'server-to-client' : 'client-to-server',
-      status: instance.status,
-      changedByDebugger: intervention.changed,
-    };
-    if (instance.error !== undefined) graphmind.error = instance.error;
-    if (intervention.change !== undefined) graphmind.change = { action: intervention.change.action, by: intervention.change.by };
-    if (holds.length > 0) {
-      graphmind.heldMs = intervention.heldMs;
-      graphmind.holds = holds.map((hold) => ({
-        holdId: hold.holdId,
-        gate: hold.gate,
-        ...(hold.reason === undefined ? {} : { reason: hold.reason }),
-        openedAt: new Date(hold.openedAt).toISOString(),
-        ...(hold.releasedAt === undefined ? {} : { releasedAt: new Date(hold.releasedAt).toISOString() }),
-        ...(hold.action === undefined ? {} : { action: hold.action, by: decisions.get(hold.holdId)?.by ?? 'unknown' }),
-        ...(hold.givenUp === undefined ? {} : { givenUp: hold.givenUp }),
-      }));
-    }
-    if (instance.attempts !== undefined) graphmind.attempts = instance.attempts;
-    const entry: HarEntry = {
-      startedDateTime: new Date(startMs).toISOString(),
-      time,
-      request: {
-        method: 'POST',
-        url,
-        httpVersion: 'HTTP/1.1',
-        cookies: [],
-        headers: [{ name: 'Content-Type', value: JSON_TYPE }],
-        queryString,
-        postData: { mimeType: JSON_TYPE, text: requestText },
-        headersSize: -1,
-        bodySize: bytes(requestText),
-      },
-      response: {
-        status,
-        statusText,
-        httpVersion: 'HTTP/1.1',
-        cookies: [],
-        headers: content.text === undefined ? [] : [{ name: 'Content-Type', value: JSON_TYPE }],
-        content,
-        redirectURL: '',
-        headersSize: -1,
-        bodySize: content.size,
-      },
-      cache: {},
-      timings: { send: 0, wait: time, receive: 0 },
-      _graphmind: graphmind,
-    };
-    if (id === undefined && !notification) entry.comment = 'The JSON-RPC id of this request was not recorded (only held frames show it).';
-    entries.push(entry);
+    const entry = entryOf(context, instance);
+    if (entry !== undefined) entries.push(entry);
   }
   return {
     log: {

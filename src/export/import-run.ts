@@ -7,7 +7,8 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { RUN_ID_PATTERN, type RunEvent } from '../report/events.js';
+import { RUN_ID_PATTERN } from '../protocol/run-model.js';
+import type { RunEvent } from '../protocol/ingest.js';
 import { LogReplay } from './log-replay.js';
 
 /** A log ready to load. */

@@ -9,10 +9,10 @@
  * @module
  */
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
-import type { RunEvent } from '../report/events.js';
-import { readLines } from '../server/log-lines.js';
-import { eventsOfLine } from '../server/read-run-log.js';
+import type { RunEvent } from '../protocol/ingest.js';
 import { RunState } from '../protocol/run-state.js';
+import { readLines } from './log-lines.js';
+import { eventsOfLine } from './read-run-log.js';
 import { RunFacts } from './run-facts.js';
 import type { TraceRun } from './trace-model.js';
 

@@ -4,7 +4,7 @@
  *
  * The stream watches the store ({@link RunObserver}); on ingest's path it
  * only notes which calls ended (a push onto a list) and passes hold events
- * to the run's {@link RunFacts}. Spans are built on a timer, a settling
+ * and request ids to the run's {@link RunFacts}. Spans are built on a timer, a settling
  * time after a call ended (an answer held at an after or error gate opens
  * its hold right after it is recorded, and a decision may still replace
  * it: a call is sent once no hold of it is open), and go into a bounded
@@ -20,14 +20,17 @@
  */
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { Instance, RunEvent } from '../report/events.js';
+import type { Instance } from '../protocol/run-model.js';
+import type { RunEvent } from '../protocol/ingest.js';
 import type { RunState } from '../protocol/run-state.js';
 import { traceRunOf } from './log-replay.js';
-import type { RunObserver } from './observed-store.js';
+import type { RunObserver } from './run-observer.js';
 import { endpointText, type OtlpConfig } from './otlp-config.js';
 import { graphmindScope, readableSpan, runResource } from './otel-spans.js';
 import { decisionsOf, RunFacts } from './run-facts.js';
-import { callSpan, resourceOf, rootInstanceOf, rootSpan, type TraceRun } from './trace-model.js';
+import { callSpan } from './call-span.js';
+import { rootSpan } from './root-span.js';
+import { resourceOf, rootInstanceOf, type TraceRun } from './trace-model.js';
 
 /** What the stream has done, for `GET /api/health` (`otlp`). */
 export interface OtlpStats {
@@ -140,7 +143,14 @@ export class OtlpStream implements RunObserver {
       this.#runs.set(event.runId, live);
     }
     switch (event.type) {
+      case 'instance.started':
+        if (event.requestId !== undefined) live.facts.apply(event, (instanceId) => state.byId.get(instanceId));
+        return;
       case 'instance.completed':
+        if (event.requestId !== undefined) live.facts.apply(event, (instanceId) => state.byId.get(instanceId));
+        live.ended.push(event.instanceId);
+        live.endedAt.push(this.#sweep);
+        return;
       case 'instance.finished':
       case 'instance.error':
         live.ended.push(event.instanceId);
@@ -232,7 +242,8 @@ export class OtlpStream implements RunObserver {
         if (held) live.sent.add(instance.instanceId);
         const record = callSpan(view, facts, instance, { now, root, decisions });
         if (record !== undefined) this.#enqueue(readableSpan(record, resource, this.#scope));
-        if (held) facts.forget(instance.instanceId);
+        // What the span needed of the facts is in it now (a call that was not held ends only once).
+        facts.forget(instance.instanceId);
         built++;
       };
       // A call that ended at least one full sweep ago, and is not held now, is settled.

@@ -1,13 +1,17 @@
 /**
  * What a run's record says beyond its {@link Run}: the holds of each call
  * (a run keeps only the calls, the hold events are history in its log),
- * the JSON-RPC id a held frame showed, and who decided each hold (the
+ * each request's JSON-RPC id (as its start said, else as a held frame of
+ * it showed), and who decided each hold (the
  * server's `decisions` meta). Exporters read these to tell, in a trace or
  * a HAR file, what the debugger did to a call.
  *
  * @module
  */
-import type { GatePoint, HoldAction, Instance, InstanceError, NodeStatus, RunEvent } from '../report/events.js';
+import type { GatePoint, HoldAction } from '../protocol/control.js';
+import type { Instance, InstanceError, NodeStatus } from '../protocol/run-model.js';
+import type { RunEvent } from '../protocol/ingest.js';
+import { isObject } from '../json/is-object.js';
 
 /** The meta key under which the server lists who decided each hold (see {@link decisionsOf}). */
 export const DECISIONS_META_KEY = 'decisions';
@@ -50,13 +54,16 @@ export interface HoldRecord {
   heldOutcome?: { status: NodeStatus; error?: InstanceError };
 }
 
-/** The JSON-RPC id of a held frame, as text; undefined for none or `null` (the conventions record neither). */
-function requestIdOf(frame: unknown): string | undefined {
-  if (frame === null || typeof frame !== 'object') return undefined;
-  const id = (frame as { id?: unknown }).id;
+/** A JSON-RPC id as text; undefined for none or `null` (the conventions record neither). */
+function idText(id: unknown): string | undefined {
   if (typeof id === 'string') return id;
   if (typeof id === 'number' && Number.isFinite(id)) return JSON.stringify(id);
   return undefined;
+}
+
+/** The JSON-RPC id of a held frame, as text (see {@link idText}). */
+function requestIdOf(frame: unknown): string | undefined {
+  return isObject(frame) ? idText(frame.id) : undefined;
 }
 
 /**
@@ -69,12 +76,19 @@ export class RunFacts {
   readonly #byInstance = new Map<string, HoldRecord[]>();
   /** Holds open right now, per instance. */
   readonly #open = new Map<string, number>();
-  /** JSON-RPC ids seen in held frames, per instance. */
+  /** JSON-RPC ids of requests, per instance: as their start said, else as a held frame showed. */
   readonly #requestIds = new Map<string, string>();
 
   /** Take one event; `instanceOf` finds a call of the run as it is now. */
   apply(event: RunEvent, instanceOf: (instanceId: string) => Instance | undefined): void {
     switch (event.type) {
+      case 'instance.started':
+      case 'instance.completed': {
+        // The recorder's own word for the id comes first; a later held frame does not replace it.
+        const requestId = idText(event.requestId);
+        if (requestId !== undefined && !this.#requestIds.has(event.instanceId)) this.#requestIds.set(event.instanceId, requestId);
+        return;
+      }
       case 'hold.opened': {
         if (this.#holds.has(event.holdId)) return;
         const hold: HoldRecord = {
@@ -139,7 +153,7 @@ export class RunFacts {
     return this.#byInstance.get(instanceId) ?? [];
   }
 
-  /** The call's JSON-RPC id, when a held frame of it showed one. */
+  /** The call's JSON-RPC id as text: as its start said, else as a held frame of it showed; undefined when neither did. */
   requestIdOf(instanceId: string): string | undefined {
     return this.#requestIds.get(instanceId);
   }
@@ -166,8 +180,8 @@ export function decisionsOf(meta: Record<string, unknown>): Map<string, Decision
   const list = meta[DECISIONS_META_KEY];
   if (!Array.isArray(list)) return out;
   for (const item of list) {
-    if (item === null || typeof item !== 'object') continue;
-    const { holdId, action, by, at } = item as Record<string, unknown>;
+    if (!isObject(item)) continue;
+    const { holdId, action, by, at } = item;
     if (typeof holdId !== 'string' || typeof action !== 'string' || typeof by !== 'string' || typeof at !== 'string') continue;
     out.set(holdId, { holdId, action: action as HoldAction, by, at });
   }

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { RUN_ID_PATTERN } from '../report/events.js';
+import { isObject } from '../json/is-object.js';
+import { RUN_ID_PATTERN } from '../protocol/run-model.js';
 import { ToolError } from './tool-error.js';
 
 /** A JSON Schema, as a plain object. */
@@ -49,8 +50,8 @@ export function argsOf<F extends Record<string, Field<unknown>>>(fields: F): Arg
     schema,
     parse(raw) {
       const given = raw === undefined || raw === null ? {} : raw;
-      if (typeof given !== 'object' || Array.isArray(given)) throw bad('arguments must be an object');
-      const record = given as Record<string, unknown>;
+      if (!isObject(given)) throw bad('arguments must be an object');
+      const record = given;
       for (const key of Object.keys(record)) {
         if (!Object.hasOwn(fields, key)) {
           throw bad(`unknown argument "${key.slice(0, 64)}"; this tool takes ${names.length === 0 ? 'none' : names.join(', ')}`);

@@ -11,8 +11,8 @@
  */
 import { readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { RUN_ID_PATTERN, type Run, type RunSummary } from '../report/events.js';
-import { readRunLog } from '../server/read-run-log.js';
+import { RUN_ID_PATTERN, type Run, type RunSummary } from '../protocol/run-model.js';
+import { readRunLog } from '../export/read-run-log.js';
 import type { RunList, RunRead, RunSource } from './source.js';
 
 /** Options for {@link DataDirRuns}. */

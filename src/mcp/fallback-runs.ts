@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { DebuggerUnavailable, type RunList, type RunRead, type RunSource } from './source.js';
+import { DebuggerUnavailable } from '../client/loopback-client.js';
+import type { RunList, RunRead, RunSource } from './source.js';
 
 /** Options for {@link FallbackRuns}. */
 export interface FallbackRunsOptions {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { LogLine } from '../report/events.js';
+import type { LogLine } from '../protocol/run-model.js';
 import { MAX_PATTERN_CHARS } from './limits.js';
 import { ToolError } from './tool-error.js';
 

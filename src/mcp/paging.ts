@@ -11,6 +11,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
+import { isObject } from '../json/is-object.js';
 import { ToolError } from './tool-error.js';
 
 /** What a cursor holds. */
@@ -44,8 +45,8 @@ export function decodeCursor(text: string): CursorState {
   } catch {
     throw bad();
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad();
-  const { q, o, a } = value as Record<string, unknown>;
+  if (!isObject(value)) throw bad();
+  const { q, o, a } = value;
   if (typeof q !== 'string' || !Number.isSafeInteger(o) || (o as number) < 0 || (a !== undefined && typeof a !== 'string')) throw bad();
   return a === undefined ? { q, o: o as number } : { q, o: o as number, a };
 }

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { Instance, Run } from '../report/events.js';
+import { isObject } from '../json/is-object.js';
+import type { Instance, InstanceError, Run } from '../protocol/run-model.js';
 import { capText, preview } from './cap.js';
 import { PREVIEW_CHARS, SUMMARY_CHARS } from './limits.js';
 import { durationMs } from './run-views.js';
@@ -55,10 +56,71 @@ export function findProblems(runs: readonly Run[], options: FindProblemsOptions)
   return runs.flatMap((run) => runProblems(run, options));
 }
 
+/** Adds a problem to its group: `key` tells alike ones apart beyond kind and node; `summary` is made for a group's first only. */
+type AddProblem = (kind: ProblemKind, key: string, instance: Instance, summary: () => string) => void;
+
+/** The problem of a failed execution, by the name of its error. */
+function errorProblem(instance: Instance, error: InstanceError, add: AddProblem): void {
+  const message = preview(error.message, PREVIEW_CHARS);
+  switch (error.name) {
+    case 'SpawnError':
+      add('spawn_failure', '', instance, () => `the server could not be started: ${message}`);
+      break;
+    case 'McpServerExitedEarly':
+      add('early_exit', '', instance, () => withStderr(message, error.data));
+      break;
+    case 'McpServerExited':
+      add('server_exit', '', instance, () => withStderr(message, error.data));
+      break;
+    case 'NoAnswer':
+      add('unanswered', '', instance, () => `no answer: ${message}`);
+      break;
+    case 'StdoutNoise':
+      add('stdout_noise', '', instance, () => `the server wrote to stdout (the MCP wire) a line that is not JSON-RPC: ${preview(instance.input, 120)}`);
+      break;
+    default: {
+      const code = typeof error.code === 'number' ? ` ${error.code}` : '';
+      add('failed_call', `${error.name}${code}\u0000${message}`, instance, () => `${error.name}${code}: ${message}`);
+    }
+  }
+}
+
+/** The problem of a call that did not fail: unanswered, or slow; none for the session-wide nodes. */
+function callProblem(run: Run, instance: Instance, options: FindProblemsOptions, add: AddProblem): void {
+  if (WHOLE_SESSION.has(instance.nodeId) || instance.nodeId === NOISE_NODE) return;
+  if (instance.status === 'open' && run.status === 'running') {
+    const waited = options.now - Date.parse(instance.startedAt);
+    if (waited >= options.slowMs) add('unanswered', 'open', instance, () => `still waiting for an answer after ${seconds(waited)} (held at a breakpoint, or slow)`);
+    return;
+  }
+  if (instance.status === 'open') {
+    add('unanswered', 'open', instance, () => 'never answered: the run ended with this call open');
+    return;
+  }
+  const ms = durationMs(instance.startedAt, instance.endedAt);
+  if (ms !== null && ms >= options.slowMs) add('slow_call', '', instance, () => `took ${seconds(ms)} (the threshold is ${seconds(options.slowMs)})`);
+}
+
+/** The run-wide problem of events dropped by the reporter, if there were any. */
+function droppedProblem(run: Run): Problem | undefined {
+  if ((run.droppedEvents ?? 0) <= 0) return undefined;
+  return {
+    kind: 'dropped_events',
+    runId: run.runId,
+    runName: run.name,
+    nodeId: 'mcp:session',
+    instanceId: null,
+    count: run.droppedEvents,
+    instanceIds: [],
+    at: run.startedAt,
+    summary: `${run.droppedEvents} event(s) were dropped while the debugger was away or behind: this record is incomplete`,
+  };
+}
+
 /** The problems of one run. */
 export function runProblems(run: Run, options: FindProblemsOptions): Problem[] {
   const groups = new Map<string, Problem>();
-  const add = (kind: ProblemKind, key: string, instance: Instance, summary: () => string): void => {
+  const add: AddProblem = (kind, key, instance, summary) => {
     const id = `${kind}\u0000${instance.nodeId}\u0000${key}`;
     const group = groups.get(id);
     if (group !== undefined) {
@@ -81,45 +143,9 @@ export function runProblems(run: Run, options: FindProblemsOptions): Problem[] {
 
   let noiseTotal: number | undefined;
   for (const instance of run.instances) {
-    const error = instance.error;
     if (instance.nodeId === 'mcp:protocol') noiseTotal = stdoutNoiseCount(instance.output) ?? noiseTotal;
-    if (instance.status === 'error' && error !== undefined) {
-      const message = preview(error.message, PREVIEW_CHARS);
-      switch (error.name) {
-        case 'SpawnError':
-          add('spawn_failure', '', instance, () => `the server could not be started: ${message}`);
-          break;
-        case 'McpServerExitedEarly':
-          add('early_exit', '', instance, () => withStderr(message, error.data));
-          break;
-        case 'McpServerExited':
-          add('server_exit', '', instance, () => withStderr(message, error.data));
-          break;
-        case 'NoAnswer':
-          add('unanswered', '', instance, () => `no answer: ${message}`);
-          break;
-        case 'StdoutNoise':
-          add('stdout_noise', '', instance, () => `the server wrote to stdout (the MCP wire) a line that is not JSON-RPC: ${preview(instance.input, 120)}`);
-          break;
-        default: {
-          const code = typeof error.code === 'number' ? ` ${error.code}` : '';
-          add('failed_call', `${error.name}${code}\u0000${message}`, instance, () => `${error.name}${code}: ${message}`);
-        }
-      }
-      continue;
-    }
-    if (WHOLE_SESSION.has(instance.nodeId) || instance.nodeId === NOISE_NODE) continue;
-    if (instance.status === 'open' && run.status === 'running') {
-      const waited = options.now - Date.parse(instance.startedAt);
-      if (waited >= options.slowMs) add('unanswered', 'open', instance, () => `still waiting for an answer after ${seconds(waited)} (held at a breakpoint, or slow)`);
-      continue;
-    }
-    if (instance.status === 'open') {
-      add('unanswered', 'open', instance, () => 'never answered: the run ended with this call open');
-      continue;
-    }
-    const ms = durationMs(instance.startedAt, instance.endedAt);
-    if (ms !== null && ms >= options.slowMs) add('slow_call', '', instance, () => `took ${seconds(ms)} (the threshold is ${seconds(options.slowMs)})`);
+    if (instance.status === 'error' && instance.error !== undefined) errorProblem(instance, instance.error, add);
+    else callProblem(run, instance, options, add);
   }
 
   const noise = [...groups.values()].find((problem) => problem.kind === 'stdout_noise');
@@ -128,19 +154,8 @@ export function runProblems(run: Run, options: FindProblemsOptions): Problem[] {
     noise.count = noiseTotal;
   }
   const problems = [...groups.values()];
-  if ((run.droppedEvents ?? 0) > 0) {
-    problems.push({
-      kind: 'dropped_events',
-      runId: run.runId,
-      runName: run.name,
-      nodeId: 'mcp:session',
-      instanceId: null,
-      count: run.droppedEvents,
-      instanceIds: [],
-      at: run.startedAt,
-      summary: `${run.droppedEvents} event(s) were dropped while the debugger was away or behind: this record is incomplete`,
-    });
-  }
+  const dropped = droppedProblem(run);
+  if (dropped !== undefined) problems.push(dropped);
   const rank = (kind: ProblemKind): number => PROBLEM_KINDS.indexOf(kind);
   // A stable sort: alike kinds keep the order they happened in.
   return problems.sort((a, b) => rank(a.kind) - rank(b.kind));
@@ -148,8 +163,8 @@ export function runProblems(run: Run, options: FindProblemsOptions): Problem[] {
 
 /** The protocol card's count of stdout-noise lines (every one, past those recorded as instances). */
 function stdoutNoiseCount(output: unknown): number | undefined {
-  if (output === null || typeof output !== 'object') return undefined;
-  const count = (output as Record<string, unknown>).stdoutNoise;
+  if (!isObject(output)) return undefined;
+  const count = output.stdoutNoise;
   return typeof count === 'number' && count > 0 ? count : undefined;
 }
 
@@ -163,8 +178,8 @@ function withStderr(message: string, data: unknown): string {
 
 /** The telling lines of an exit's stderr: the last error line and the frame after it, else the last three lines. */
 function stderrTail(data: unknown): string {
-  if (data === null || typeof data !== 'object') return '';
-  const stderr = (data as Record<string, unknown>).stderr;
+  if (!isObject(data)) return '';
+  const stderr = data.stderr;
   const lines = Array.isArray(stderr) ? stderr.filter((line): line is string => typeof line === 'string') : typeof stderr === 'string' ? stderr.split('\n') : [];
   const kept = lines.map((line) => line.trim()).filter((line) => line !== '');
   if (kept.length === 0) return '';
@@ -174,6 +189,7 @@ function stderrTail(data: unknown): string {
   return shown.join(' | ');
 }
 
+/** A duration for people: `250 ms`, `1.5 s`. */
 function seconds(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { RUN_ID_PATTERN } from '../report/events.js';
+import { RUN_ID_PATTERN } from '../protocol/run-model.js';
 import { pageOf, queryKey } from './paging.js';
 import { runOverview } from './run-views.js';
 import type { RunSource } from './source.js';

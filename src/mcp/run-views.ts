@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { GraphNode, Instance, LogLine, NodeKind, NodeStatus, Run, Status } from '../report/events.js';
+import type { GraphNode, Instance, LogLine, NodeKind, NodeStatus, Run, Status } from '../protocol/run-model.js';
 import { capText, capValue, preview } from './cap.js';
 import { CALL_LOG_LINES, MESSAGE_CHARS, META_CHARS, PREVIEW_CHARS, RUN_ERRORS, RUN_LOG_TAIL, RUN_NODES, TAIL_LINE_CHARS } from './limits.js';
 

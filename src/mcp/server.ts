@@ -19,11 +19,11 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { DebuggerUnavailable } from '../client/loopback-client.js';
 import { DataDirRuns } from './data-dir-runs.js';
 import { DebuggerClient } from './debugger-client.js';
 import { FallbackRuns } from './fallback-runs.js';
 import { listRunResources, readRunResource, RUN_URI_TEMPLATE } from './resources.js';
-import { DebuggerUnavailable } from './source.js';
 import { oneLine, ToolError, type ToolErrorCode } from './tool-error.js';
 import type { Tool, ToolContext } from './tool.js';
 import { offeredTools } from './tools/index.js';

@@ -4,11 +4,13 @@
  * through its REST API ({@link DebuggerClient} in debugger-client.ts), and
  * the data directory's logs, read-only ({@link DataDirRuns} in
  * data-dir-runs.ts); {@link FallbackRuns} asks the first and falls back to
- * the second.
+ * the second. A debugger that is not there is the loopback client's
+ * `DebuggerUnavailable` (src/client/).
  *
  * @module
  */
-import type { Breakpoints, Hold, HoldDecision, Run, RunSummary } from '../report/events.js';
+import type { Breakpoints, Hold, HoldDecision } from '../protocol/control.js';
+import type { Run, RunSummary } from '../protocol/run-model.js';
 
 /** Which reader answered: the running debugger, or the data directory's logs. */
 export type From = 'debugger' | 'data-dir';
@@ -43,24 +45,4 @@ export interface DebuggerControl {
   getBreakpoints(): Promise<Breakpoints>;
   /** Replace the breakpoints; returns them as the debugger took them. */
   putBreakpoints(breakpoints: Breakpoints): Promise<Breakpoints>;
-}
-
-/**
- * No debugger to talk to: nothing listens on its port, or what listens
- * refused our token, or there is no token. Readers of runs then fall back
- * to the data directory; the controls report it as a tool error.
- */
-export class DebuggerUnavailable extends Error {
-  override readonly name = 'DebuggerUnavailable';
-
-  /**
-   * @param refused - something answered but turned us away (401/403), rather than nothing answering
-   * @param message - one line, for the assistant
-   */
-  constructor(
-    readonly refused: boolean,
-    message: string,
-  ) {
-    super(message);
-  }
 }

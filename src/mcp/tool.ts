@@ -7,7 +7,7 @@
  * @module
  */
 import type { ArgsSpec, JsonSchema } from './args.js';
-import type { Run } from '../report/events.js';
+import type { Run } from '../protocol/run-model.js';
 import type { DebuggerControl, From, RunSource } from './source.js';
 import { ToolError } from './tool-error.js';
 

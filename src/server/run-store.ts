@@ -1,9 +1,10 @@
 import { appendFileSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { RUN_ID_PATTERN, type RunEvent, type RunSummary } from '../report/events.js';
+import { RUN_ID_PATTERN, type RunSummary } from '../protocol/run-model.js';
+import type { RunEvent } from '../protocol/ingest.js';
 import type { BatchText } from './batch-text.js';
 import { LogFiles, MAX_OPEN_LOGS } from './log-files.js';
-import { readRunLog } from './read-run-log.js';
+import { readRunLog } from '../export/read-run-log.js';
 import { RunState } from '../protocol/run-state.js';
 
 /** A live run's log: its file, and the lines appended since the last write. */

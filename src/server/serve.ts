@@ -1,23 +1,28 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+/**
+ * `graphmind serve`: the debugger's server. It binds first, then prepares
+ * the data directory (token, run store), then routes (gateway.ts) to the
+ * REST API, the live feed, ingest and the viewer; the shared state and the
+ * actions on it are in controls.ts.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
-import { WebSocketServer } from 'ws';
 import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
-import type { Breakpoints, Hold, HoldAction } from '../report/events.js';
-import { ObservedRunStore } from '../export/observed-store.js';
 import type { OtlpConfig } from '../export/otlp-config.js';
 import type { OtlpStream } from '../export/otlp-stream.js';
-import type { RunTransfer } from '../export/rest-routes.js';
-import { withDecision } from '../export/run-facts.js';
-import { BreakpointsState } from './breakpoints.js';
+import { createControls, runGoneHandler } from './controls.js';
+import { Gateway } from './gateway.js';
 import { HoldRegistry } from './holds.js';
-import { sendError, sendMethodNotAllowed } from './http-util.js';
-import { ReporterConnection } from './ingest.js';
+import { sendError } from './http-util.js';
+import { bindHostOf, createHttpServer, listenOn, REQUEST_TIMEOUT_MS, type Handlers } from './listen.js';
 import { LiveFeed } from './live-feed.js';
-import { handleApi } from './rest-api.js';
-import { API_CSP, COMMON_HEADERS, LOOPBACK_HOSTS, needsToken, presentedToken, requestAllowed, tokenMatches } from './security.js';
+import { ObservedRunStore } from './observed-store.js';
+import { createRunTransfer } from './run-transfer.js';
 import { prepareToken } from './token-file.js';
-import { sendAsset, sendIndex } from './viewer-files.js';
+
+export { ServeError } from './listen.js';
 
 /** Options for {@link startServer}. */
 export interface ServeOptions {
@@ -74,61 +79,23 @@ export interface GraphmindServer {
   close(): Promise<void>;
 }
 
-/** A problem that stops the server from starting, with a one-line message. */
-export class ServeError extends Error {
-  constructor(
-    message: string,
-    /** Why: the port is taken (`EADDRINUSE`), the host is not loopback (`EHOST`), or listening failed otherwise (`ELISTEN`). */
-    readonly code: 'EADDRINUSE' | 'EHOST' | 'ELISTEN',
-  ) {
-    super(message);
-    this.name = 'ServeError';
-  }
+/** The OTLP stream, when asked for. Loaded only then: OpenTelemetry is on no other path. */
+async function startOtlp(options: ServeOptions, version: string): Promise<OtlpStream | undefined> {
+  if (options.otlp === undefined) return undefined;
+  const { OtlpStream } = await import('../export/otlp-stream.js');
+  return OtlpStream.start({ config: options.otlp, version, onWarning: options.onOtlpWarning });
 }
 
-function reject(socket: Duplex, status: 400 | 401 | 403 | 404): void {
-  const text = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status];
-  // A refused upgrade is an HTTP response too: it carries the same headers as every other.
-  const headers = Object.entries({ ...COMMON_HEADERS, 'content-security-policy': API_CSP })
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  socket.end(`HTTP/1.1 ${status} ${text}\r\n${headers}Connection: close\r\nContent-Length: 0\r\n\r\n`);
-}
-
-/** How long a request may take to arrive, headers and body (see {@link ServeOptions.requestTimeoutMs}). */
-const REQUEST_TIMEOUT_MS = 30_000;
-
-/** The request's target as a URL; undefined for one that does not parse (`//[`, `//a:99999/`). */
-function targetUrl(req: IncomingMessage): URL | undefined {
-  try {
-    return new URL(req.url ?? '/', 'http://127.0.0.1');
-  } catch {
-    return undefined;
-  }
-}
-
-/** Bind `server`; the port it got (for port 0), or a {@link ServeError} with its one line. */
-function listenOn(server: Server, port: number, bindHost: string): Promise<number> {
-  return new Promise<number>((resolve, rejectListen) => {
-    const onError = (error: NodeJS.ErrnoException): void => {
-      if (error.code === 'EADDRINUSE') {
-        rejectListen(
-          new ServeError(
-            `port ${port} on ${bindHost} is already in use — is another graphmind running? Stop it, or choose another port with --port`,
-            'EADDRINUSE',
-          ),
-        );
-      } else {
-        rejectListen(new ServeError(`cannot listen on ${bindHost}:${port}: ${error.message}`, 'ELISTEN'));
-      }
-    };
-    server.once('error', onError);
-    server.listen(port, bindHost, () => {
-      server.off('error', onError);
-      const address = server.address();
-      resolve(address !== null && typeof address === 'object' ? address.port : port);
-    });
+/** The token and the run store of `dataDir`, loaded. */
+function openDataDir(dataDir: string, env: NodeJS.ProcessEnv, maxRuns: number | undefined, runGone: (runId: string) => void) {
+  const { token, file } = prepareToken(dataDir, env);
+  const store = new ObservedRunStore({
+    dir: join(dataDir, 'runs'),
+    maxRuns,
+    // A run that retention deletes is gone for the viewers too.
+    onRetentionDelete: runGone,
   });
+  return { token, tokenFile: file, store, skippedLines: store.load().skippedLines };
 }
 
 /**
@@ -139,205 +106,44 @@ function listenOn(server: Server, port: number, bindHost: string): Promise<numbe
  */
 export async function startServer(options: ServeOptions = {}): Promise<GraphmindServer> {
   const env = options.env ?? process.env;
-  const host = options.host ?? '127.0.0.1';
-  const bindHost = host === '[::1]' ? '::1' : host;
-  if (!LOOPBACK_HOSTS.includes(bindHost)) {
-    throw new ServeError(
-      `--host must be a loopback address (127.0.0.1 or ::1), not ${JSON.stringify(host)}; to reach the debugger from another machine, use an SSH tunnel (ssh -L 4747:127.0.0.1:4747 <this machine>)`,
-      'EHOST',
-    );
-  }
+  const bindHost = bindHostOf(options.host ?? '127.0.0.1');
   const dataDir = options.dataDir ?? defaultDataDir(env);
-  let port = options.port ?? DEFAULT_PORT;
   const version = options.version ?? '0.0.0';
-  // Loaded before the bind, and only when asked for: OpenTelemetry is on no other path.
-  let otlp: OtlpStream | undefined;
-  if (options.otlp !== undefined) {
-    const { OtlpStream } = await import('../export/otlp-stream.js');
-    otlp = await OtlpStream.start({ config: options.otlp, version, onWarning: options.onOtlpWarning });
-  }
+  // Loaded before the bind.
+  const otlp = await startOtlp(options, version);
   // Bind first. A start that fails (a busy port: another graphmind is
   // running) must leave that server's data directory as it is: its token,
   // which its reporters read again on every reconnect, and its run logs,
   // which loading would trim to --max-runs and mend. Until the setup below
   // has run (synchronously, right after the bind), no request can arrive.
-  let onRequest: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => sendError(res, 503, 'starting');
-  let onUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void = (_req, socket) => socket.destroy();
-  // Node would answer a request without Host with its own 400; the Host check answers it (403) instead.
-  // A request body has a while to arrive whole (Node's default is five minutes): a client
-  // that stalls mid-body does not keep what it sent so far in memory for long.
-  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
-  const server: Server = createServer(
-    {
-      requireHostHeader: false,
-      requestTimeout,
-      headersTimeout: Math.min(requestTimeout, 60_000),
-      // Node looks for requests past their time only this often.
-      connectionsCheckingInterval: Math.max(50, Math.min(5_000, requestTimeout / 4)),
-    },
-    (req, res) => onRequest(req, res),
-  );
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => onUpgrade(req, socket, head));
-  server.on('clientError', (_error, socket) => socket.destroy());
-  port = await listenOn(server, port, bindHost);
+  const handlers: Handlers = {
+    request: (_req: IncomingMessage, res: ServerResponse) => sendError(res, 503, 'starting'),
+    upgrade: (_req: IncomingMessage, socket: Duplex) => socket.destroy(),
+  };
+  const server = createHttpServer(options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS, handlers);
+  const port = await listenOn(server, options.port ?? DEFAULT_PORT, bindHost);
 
   const feed = new LiveFeed();
   const holds = new HoldRegistry();
-  /** A run is gone (deleted through the API, or by retention): frames held for it go on, and the viewers are told. */
-  const runGone = (runId: string): void => {
-    for (const { holdId, action } of holds.releaseRun(runId)) feed.broadcast({ type: 'hold.released', holdId, action });
-    feed.broadcast({ type: 'run.deleted', runId });
-  };
-  let prepared: { token: string; tokenFile: string | null; store: ObservedRunStore; skippedLines: number };
+  const runGone = runGoneHandler(holds, feed);
+  let opened: ReturnType<typeof openDataDir>;
   try {
-    const { token: preparedToken, file } = prepareToken(dataDir, env);
-    const runStore = new ObservedRunStore({
-      dir: join(dataDir, 'runs'),
-      maxRuns: options.maxRuns,
-      // A run that retention deletes is gone for the viewers too.
-      onRetentionDelete: runGone,
-    });
-    prepared = { token: preparedToken, tokenFile: file, store: runStore, skippedLines: runStore.load().skippedLines };
+    opened = openDataDir(dataDir, env, options.maxRuns, runGone);
   } catch (error) {
     server.close();
     void otlp?.close(0);
     throw error;
   }
-  const { token, tokenFile, store, skippedLines } = prepared;
+  const { token, tokenFile, store, skippedLines } = opened;
   store.observer = otlp;
-  const owners = new Map<string, ReporterConnection>();
-  const breakpoints = new BreakpointsState({ pauseOnError: options.pauseOnError ?? true, nodes: {} });
+  const transfer = createRunTransfer(store, feed, version);
   const maxBody = options.maxBody ?? 64 * 1024 * 1024;
-
-  const wsOptions = { noServer: true, perMessageDeflate: false } as const;
-  const ingestServer = new WebSocketServer({ ...wsOptions, maxPayload: options.maxIngestPayload ?? 128 * 1024 * 1024 });
-  const liveServer = new WebSocketServer({ ...wsOptions, maxPayload: 64 * 1024 });
-  const ingestContext = { store, holds, feed, breakpoints };
-  const transfer: RunTransfer = {
-    async exportRun(runId, format) {
-      const state = store.get(runId);
-      if (state === undefined) return 'unknown';
-      const { exportRunLog } = await import('../export/export-run.js');
-      // The log is written a moment after the events are applied: wait for it to have them all (at most a second).
-      store.flush();
-      const file = join(store.dir, `${runId}.jsonl`);
-      for (let tries = 0; ; tries++) {
-        const live = state.summary.status === 'running';
-        const exported = await exportRunLog(file, runId, format, { version, live });
-        const caughtUp = !('problem' in exported) && exported.lastSeq >= state.lastSeq && (live || exported.ended);
-        if (caughtUp || tries >= 40) return exported;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    },
-    async importRun(log) {
-      if (store.has(log.runId)) return 'exists';
-      if (store.isDeleted(log.runId)) return 'deleted';
-      // Someone else's run is not news to the OTLP stream: it is not sent.
-      store.muted = true;
-      try {
-        for (const event of log.events) store.append(event);
-        const loaded = store.get(log.runId);
-        // A log that does not end with the run's end ends as a stopped server's does: in error, at its last event.
-        if (loaded !== undefined && loaded.summary.status === 'running') store.abandon(log.runId, loaded.lastT);
-      } finally {
-        store.muted = false;
-      }
-      const state = store.get(log.runId);
-      if (state !== undefined) feed.broadcast({ type: 'run.started', run: { ...state.summary } });
-      // Retention trims on the next microtask: an import older than every run kept goes at once.
-      await new Promise((resolve) => setImmediate(resolve));
-      const kept = store.get(log.runId);
-      return kept === undefined ? 'trimmed' : { ...kept.summary };
-    },
-  };
-  const apiContext = {
-    version,
-    transfer,
-    otlpStats: () => otlp?.stats(),
-    recordDecision(hold: Hold, action: HoldAction, by: string): void {
-      const state = store.get(hold.runId);
-      if (state === undefined) return;
-      // Said in the run (a run.meta of the server's own, outside the reporter's sequence), so that its log tells who decided.
-      const meta = withDecision(state.meta, { holdId: hold.holdId, action, by, at: new Date().toISOString() });
-      const event = { type: 'run.meta' as const, runId: hold.runId, seq: 0, t: Date.now(), meta };
-      if (store.append(event) !== undefined) feed.broadcastEvent(hold.runId, event);
-    },
-    store,
-    holds,
-    feed,
-    maxBody,
-    deleteRun(runId: string): boolean {
-      if (!store.delete(runId, true)) return false;
-      runGone(runId);
-      // A live run's reporter hears of it, and holds nothing more for a run nobody records.
-      owners.get(runId)?.send({ type: 'rejected', runId, reason: 'the run was deleted' });
-      return true;
-    },
-    restartRun(runId: string): 'asked' | 'unknown' | 'ended' | 'not-proxy' {
-      const state = store.get(runId);
-      if (state === undefined) return 'unknown';
-      if (state.summary.status !== 'running') return 'ended';
-      const owner = owners.get(runId);
-      if (state.summary.source !== 'mcp-proxy' || owner === undefined) return 'not-proxy';
-      owner.send({ type: 'restart', runId });
-      return 'asked';
-    },
-    getBreakpoints: () => breakpoints.current,
-    breakpointsHealth: () => breakpoints.health(),
-    setBreakpoints(next: Breakpoints): Promise<void> {
-      // Pushed to every reporter; settles once those connected now have applied them (or 2 s passed).
-      const applied = breakpoints.set(next);
-      feed.broadcast({ type: 'breakpoints', breakpoints: next });
-      return applied;
-    },
-  };
-
-  onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    if (!requestAllowed(req, port)) return sendError(res, 403, 'forbidden');
-    const url = targetUrl(req);
-    if (url === undefined) return sendError(res, 400, 'bad request');
-    const path = url.pathname;
-    if (needsToken(path)) {
-      // `?token=` is taken only on /ingest, as on a WebSocket URL; the REST API wants the header.
-      if (!tokenMatches(presentedToken(req, url, path === '/ingest'), token)) return sendError(res, 401, 'unauthorized');
-      // The live feed and /ingest are WebSockets: a plain request (with the token) is told so.
-      if (path === '/api/live' || path === '/ingest') return sendError(res, 426, 'upgrade required', { upgrade: 'websocket' });
-      handleApi(req, res, path, apiContext).catch(() => {
-        if (!res.headersSent) sendError(res, 500, 'internal error');
-      });
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(res, 'GET, HEAD');
-    if (path === '/' || path === '/index.html') return sendIndex(res, token, port, dataDir);
-    return sendAsset(res, path);
-  };
-
-  onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    socket.on('error', () => socket.destroy());
-    if (!requestAllowed(req, port)) return reject(socket, 403);
-    const url = targetUrl(req);
-    if (url === undefined) return reject(socket, 400);
-    const path = url.pathname;
-    // As for a plain request: anything under /api (and /ingest) asks for the token before it is routed.
-    if (needsToken(path) && !tokenMatches(presentedToken(req, url, true), token)) return reject(socket, 401);
-    const target = path === '/ingest' ? ingestServer : path === '/api/live' ? liveServer : undefined;
-    if (target === undefined) return reject(socket, 404);
-    target.handleUpgrade(req, socket, head, (ws) => {
-      if (target === ingestServer) {
-        new ReporterConnection(ws, ingestContext, owners);
-      } else {
-        try {
-          feed.add(ws, { type: 'snapshot', runs: store.list(), breakpoints: breakpoints.current, holds: holds.list() });
-        } catch {
-          // A snapshot that cannot be sent (a held frame nested too deep to serialise) costs this viewer, not the server.
-          ws.close(1011, 'internal error');
-        }
-      }
-    });
-  };
+  const controls = createControls({ store, holds, feed, version, maxBody, pauseOnError: options.pauseOnError ?? true, transfer, otlp, runGone });
+  const gateway = new Gateway({ port, token, dataDir, maxIngestPayload: options.maxIngestPayload ?? 128 * 1024 * 1024, controls });
+  handlers.request = gateway.request;
+  handlers.upgrade = gateway.upgrade;
 
   const urlHost = bindHost === '::1' ? '[::1]' : bindHost;
-
   return {
     port,
     host: bindHost,
@@ -348,7 +154,7 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     skippedLogLines: skippedLines,
     async close() {
       feed.closeAll();
-      for (const ws of ingestServer.clients) ws.terminate();
+      gateway.terminateReporters();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;

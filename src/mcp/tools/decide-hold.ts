@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { RUN_ID_PATTERN } from '../../report/events.js';
+import { RUN_ID_PATTERN } from '../../protocol/run-model.js';
 import { anyValue, argsOf, oneOf, optional, text } from '../args.js';
 import { boolean, object, oneOf as oneOfSchema, string } from '../schemas.js';
 import { ToolError } from '../tool-error.js';

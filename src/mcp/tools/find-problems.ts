@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Run } from '../../report/events.js';
+import type { Run } from '../../protocol/run-model.js';
 import { argsOf, cursor, integer, limit, oneOf, optional, runId, text } from '../args.js';
 import { DEFAULT_PAGE_ROWS, MAX_PAGE_ROWS, RESULT_CHARS } from '../limits.js';
 import { pageOf, queryKey } from '../paging.js';

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { RunSummary } from '../../report/events.js';
+import type { RunSummary } from '../../protocol/run-model.js';
 import { argsOf, cursor, limit, oneOf, optional, text } from '../args.js';
 import { DEFAULT_PAGE_ROWS, MAX_PAGE_ROWS, RESULT_CHARS } from '../limits.js';
 import { pageOf, queryKey } from '../paging.js';

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { Breakpoints } from '../../report/events.js';
+import { isObject } from '../../json/is-object.js';
+import type { Breakpoints } from '../../protocol/control.js';
 import { argsOf, flag, optional, type Field, type JsonSchema } from '../args.js';
 import { boolean, object } from '../schemas.js';
 import { ToolError } from '../tool-error.js';
@@ -34,15 +35,15 @@ function nodeChanges(): Field<Record<string, NodeChange> | undefined> {
     read(value, name) {
       if (value === undefined) return undefined;
       const bad = (why: string): ToolError => new ToolError('bad-argument', `${name}: ${why}`);
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad('must be an object keyed by node id');
-      const entries = Object.entries(value as Record<string, unknown>);
+      if (!isObject(value)) throw bad('must be an object keyed by node id');
+      const entries = Object.entries(value);
       if (entries.length > MAX_NODES) throw bad(`at most ${MAX_NODES} node ids at once`);
       const out: Record<string, NodeChange> = {};
       for (const [nodeId, gates] of entries) {
         if (nodeId.length === 0 || nodeId.length > 1_024) throw bad('a node id must be 1 to 1024 characters');
-        if (gates === null || typeof gates !== 'object' || Array.isArray(gates)) throw bad(`"${nodeId.slice(0, 80)}" must be { before?: boolean, after?: boolean }`);
+        if (!isObject(gates)) throw bad(`"${nodeId.slice(0, 80)}" must be { before?: boolean, after?: boolean }`);
         const change: NodeChange = {};
-        for (const [gate, on] of Object.entries(gates as Record<string, unknown>)) {
+        for (const [gate, on] of Object.entries(gates)) {
           if ((gate !== 'before' && gate !== 'after') || typeof on !== 'boolean') throw bad(`"${nodeId.slice(0, 80)}" must be { before?: boolean, after?: boolean }`);
           change[gate] = on;
         }

@@ -6,18 +6,11 @@
  *
  * @module
  */
-import type { BatchText } from '../server/batch-text.js';
-import type { RunEvent } from '../report/events.js';
-import { RunStore } from '../server/run-store.js';
+import type { RunObserver } from '../export/run-observer.js';
+import type { RunEvent } from '../protocol/ingest.js';
+import type { BatchText } from './batch-text.js';
+import { RunStore } from './run-store.js';
 import type { RunState } from '../protocol/run-state.js';
-
-/** Told of what the store records. Both calls are on ingest's path: they must be cheap and must not throw. */
-export interface RunObserver {
-  /** `event` was applied to `state` (and logged). */
-  applied(state: RunState, event: RunEvent): void;
-  /** The run was ended because its reporter went away (no `run.finished` came). */
-  abandoned(state: RunState): void;
-}
 
 /** A {@link RunStore} with an optional {@link RunObserver}. */
 export class ObservedRunStore extends RunStore {

@@ -10,10 +10,10 @@
  */
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import { expandCompletedGroup } from '../report/completed-group.js';
-import type { RunEvent } from '../report/events.js';
-import { readLines } from './log-lines.js';
+import type { RunEvent } from '../protocol/ingest.js';
+import { validateEvent } from '../protocol/validate-event.js';
 import { RunState } from '../protocol/run-state.js';
-import { validateEvent } from './validate-event.js';
+import { readLines } from './log-lines.js';
 
 /** A run log after {@link readRunLog}. */
 export type RunLogRead =

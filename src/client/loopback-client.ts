@@ -1,0 +1,193 @@
+/**
+ * The one client of a running `graphmind serve`'s API on this machine,
+ * found as reporters find it: `127.0.0.1:<port>`, else `[::1]:<port>`
+ * (trying first the one that answered last); the token from
+ * `GRAPHMIND_TOKEN`, else `<dataDir>/token`, read again for every request
+ * since the server writes a new one each time it starts; the `Host` header
+ * naming the address dialled, as the server's DNS-rebinding check requires.
+ * `graphmind export`, `graphmind import` and `graphmind mcp` all talk to the
+ * debugger through it.
+ *
+ * Nothing answering, no token, or the token refused is
+ * {@link DebuggerUnavailable} (the commands then read or write the data
+ * directory instead); a connection that breaks, an answer too large or
+ * too slow is a {@link LoopbackError}.
+ *
+ * @module
+ */
+import { request } from 'node:http';
+import { isObject } from '../json/is-object.js';
+import { readToken } from '../report/config.js';
+
+/**
+ * No debugger to talk to: nothing listens on its port, or what listens
+ * refused our token, or there is no token. Readers of runs then fall back
+ * to the data directory; the controls report it as an error.
+ */
+export class DebuggerUnavailable extends Error {
+  override readonly name = 'DebuggerUnavailable';
+
+  /**
+   * @param refused - something answered but turned us away (401/403), rather than nothing answering
+   * @param message - one line, for people
+   */
+  constructor(
+    readonly refused: boolean,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A debugger answered, but the exchange failed: the connection broke, or the answer was too large or too slow. */
+export class LoopbackError extends Error {
+  override readonly name = 'LoopbackError';
+}
+
+/** Options for {@link LoopbackClient}. */
+export interface LoopbackClientOptions {
+  /** The debugger's port. */
+  port: number;
+  /** Where the token file is: `<dataDir>/token`. */
+  dataDir: string;
+  /** Where `GRAPHMIND_TOKEN` is read. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** How long a request may take, connection to last byte. @default 30000 */
+  timeoutMs?: number;
+  /** Largest answer read. @default no limit */
+  maxBytes?: number;
+  /**
+   * The command that asks (`graphmind mcp`): named in the hints of the
+   * {@link DebuggerUnavailable} messages. Without it, the messages say
+   * what happened and no more. @default undefined
+   */
+  command?: string;
+}
+
+/** One request. */
+export interface LoopbackRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** The path and query, e.g. `/api/runs`. */
+  path: string;
+  /** The body, when there is one. */
+  body?: Buffer;
+  /** The body's media type. @default 'application/octet-stream' */
+  contentType?: string;
+  /** The `Accept` header, when one is to be sent. */
+  accept?: string;
+}
+
+/** An answer: its status, media type and body. */
+export interface LoopbackAnswer {
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+/** Connection errors that mean nothing listens at that address. */
+const NOT_THERE = new Set(['ECONNREFUSED', 'EADDRNOTAVAIL', 'EAFNOSUPPORT', 'ENETUNREACH', 'EHOSTUNREACH']);
+
+/** The two loopback addresses a `graphmind serve` may listen on, and their Host header. */
+const ADDRESSES = [
+  { host: '127.0.0.1', header: (port: number) => `127.0.0.1:${port}` },
+  { host: '::1', header: (port: number) => `[::1]:${port}` },
+] as const;
+
+/** A running debugger's API on this machine (see the module). */
+export class LoopbackClient {
+  readonly #port: number;
+  readonly #dataDir: string;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #timeoutMs: number;
+  readonly #maxBytes: number;
+  readonly #command: string | undefined;
+  /** Index in {@link ADDRESSES} of the address that answered last. */
+  #preferred = 0;
+
+  constructor(options: LoopbackClientOptions) {
+    this.#port = options.port;
+    this.#dataDir = options.dataDir;
+    this.#env = options.env ?? process.env;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#maxBytes = options.maxBytes ?? Infinity;
+    this.#command = options.command;
+  }
+
+  /** Where the debugger is looked for, for messages. */
+  get address(): string {
+    return `127.0.0.1:${this.#port}`;
+  }
+
+  /** Send `call` to the first address that answers; {@link DebuggerUnavailable} when none does or the token is refused. */
+  async request(call: LoopbackRequest): Promise<LoopbackAnswer> {
+    const token = readToken(this.#dataDir, this.#env);
+    if (token === undefined) {
+      const hint = this.#command === undefined ? '' : ': is graphmind serve running with this data directory?';
+      throw new DebuggerUnavailable(false, `no debugger token (no GRAPHMIND_TOKEN and no ${this.#dataDir}/token)${hint}`);
+    }
+    const order = this.#preferred === 0 ? [0, 1] : [1, 0];
+    for (const index of order) {
+      const answer = await this.#send(index, call, token);
+      if (answer === undefined) continue;
+      this.#preferred = index;
+      if (answer.status === 401 || answer.status === 403) {
+        const hint = this.#command === undefined ? '' : `; give ${this.#command} that --data-dir, or set GRAPHMIND_TOKEN`;
+        throw new DebuggerUnavailable(true, `the debugger on port ${this.#port} refused our token (HTTP ${answer.status}): it uses another data directory than ${this.#dataDir}${hint}`);
+      }
+      return answer;
+    }
+    throw new DebuggerUnavailable(false, `no debugger answers on 127.0.0.1:${this.#port}`);
+  }
+
+  /** One request to one address; undefined when nothing listens there. */
+  #send(index: number, call: LoopbackRequest, token: string): Promise<LoopbackAnswer | undefined> {
+    const address = ADDRESSES[index] as (typeof ADDRESSES)[number];
+    const { method, path, body } = call;
+    const headers: Record<string, string | number> = { host: address.header(this.#port), authorization: `Bearer ${token}` };
+    if (call.accept !== undefined) headers.accept = call.accept;
+    if (body !== undefined) {
+      headers['content-type'] = call.contentType ?? 'application/octet-stream';
+      headers['content-length'] = body.length;
+    }
+    return new Promise((resolve, reject) => {
+      const req = request({ host: address.host, port: this.#port, method, path, headers, setHost: false, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes > this.#maxBytes) {
+            req.destroy();
+            reject(new LoopbackError(`the debugger's answer to ${method} ${path} is larger than ${this.#maxBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
+        res.on('error', (error) => reject(new LoopbackError(`reading the debugger's answer failed: ${error.message}`)));
+      });
+      req.setTimeout(this.#timeoutMs, () => req.destroy(new Error(`no answer within ${this.#timeoutMs} ms`)));
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (NOT_THERE.has(error.code ?? '')) resolve(undefined);
+        else reject(new LoopbackError(`the debugger on port ${this.#port} did not answer ${method} ${path}: ${error.message}`));
+      });
+      req.end(body);
+    });
+  }
+}
+
+/** An answer's body parsed as JSON; undefined when it is empty or not JSON. */
+export function answerJson(answer: LoopbackAnswer): unknown {
+  const text = answer.body.toString('utf8');
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `error` of an API's `{ "error": "…" }` answer, else its status. */
+export function answerError(answer: LoopbackAnswer): string {
+  const json = answerJson(answer);
+  if (isObject(json) && typeof json.error === 'string') return json.error;
+  return `HTTP ${answer.status}`;
+}

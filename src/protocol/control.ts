@@ -1,0 +1,71 @@
+/**
+ * The control protocol's types: where the debugger stops frames
+ * (breakpoints), the frames held right now, and a decision about one. The
+ * REST API (docs/CONTROL-API.md), the live feed and the reporters all speak
+ * in these.
+ *
+ * @module
+ */
+
+/** Where the debugger stops frames. */
+export interface Breakpoints {
+  /** Hold failing calls (JSON-RPC errors and `isError` results). @default true */
+  pauseOnError: boolean;
+  /** Per nodeId: hold before the request goes out, after the answer comes back. */
+  nodes: Record<
+    string,
+    {
+      /** True: hold the node's requests (and notifications) at the before gate, before they reach the server or handler. */
+      before?: boolean;
+      /** True: hold the answers to the node's requests at the after gate, before they reach the requester. */
+      after?: boolean;
+    }
+  >;
+}
+
+/** The gate a frame is held at. */
+export type GatePoint = 'before' | 'after' | 'error';
+/** What the user decides about a held frame. */
+export type HoldAction = 'continue' | 'inject' | 'retry' | 'abort';
+
+/** A frame held right now. */
+export interface Hold {
+  /** The hold's id, made by the reporter that holds it (the bundled gates make `hold_…`): `POST /api/holds/:holdId` decides it. */
+  holdId: string;
+  /** The run the held call belongs to. */
+  runId: string;
+  /** The node of the held call. */
+  nodeId: string;
+  /** The execution (of that node) the held frame belongs to. */
+  instanceId: string;
+  /** The gate it is held at: `before` (the request), `after` (the answer), `error` (a failed answer held by pause-on-error). */
+  gate: GatePoint;
+  /** The JSON-RPC method of the held call, e.g. `tools/call`. */
+  method: string;
+  /** The held JSON-RPC message, parsed (with the hide switches applied). */
+  frame: unknown;
+  /** When it started holding (ISO 8601): the time of its `hold.opened` event. */
+  since: string;
+  /** Why it holds: `breakpoint`, `error` (the error gate) or `loop` (the loop hold). */
+  reason?: string;
+  /**
+   * Set once the requester has given up on the held call, saying why (the
+   * client sent `notifications/cancelled` for it, or closed the session).
+   * The hold can still be decided; its answer then goes nowhere useful.
+   * Reported by the reporter with a `hold.updated` event. An extension.
+   */
+  givenUp?: string;
+}
+
+/** A decision about a hold. */
+export interface HoldDecision {
+  /** What to do with the held frame (see docs/gates.md for what each does at each gate). */
+  action: HoldAction;
+  /**
+   * With `inject`, and required there: the answer to give, lifted into the
+   * method's result shape (a whole JSON-RPC message, with a `jsonrpc` key,
+   * goes as it is); for a held notification, what goes in its place. Not
+   * used with the other actions.
+   */
+  value?: unknown;
+}

@@ -1,0 +1,290 @@
+/**
+ * The run model: a recorded run as the server keeps it, lists it
+ * (`GET /api/runs`) and gives it whole (`GET /api/runs/:runId`). A run is
+ * nothing but the replay of its events (the ingest protocol, ingest.ts).
+ * Shared by every side: reporters, the server, the viewer, `graphmind mcp`
+ * and the exports.
+ *
+ * @module
+ */
+
+/** The status of a run. */
+export type Status = 'running' | 'ok' | 'error';
+/** The status of a node or of one execution of it. */
+export type NodeStatus = 'open' | 'ok' | 'error';
+/** The kinds of node on the graph. */
+export type NodeKind = 'server' | 'tool' | 'resource' | 'prompt' | 'llm' | 'custom';
+
+/** A run as listed. */
+export interface RunSummary {
+  /**
+   * The run's id, chosen by its reporter (the bundled one makes `run_…`
+   * ids); it matches {@link RUN_ID_PATTERN}, and every event of the run
+   * carries it.
+   */
+  runId: string;
+  /**
+   * The name the reporter gave the run in its first `run.started`: the
+   * server's command line, shortened, for `graphmind mcp-proxy`; the
+   * method and the tool, resource or prompt it called for the in-process
+   * adapter (`tools/call:list_tasks`, `mcp:connect <server>` for a
+   * connection).
+   */
+  name: string;
+  /**
+   * What recorded the run, as its first `run.started` says: `mcp-proxy`
+   * (`graphmind mcp-proxy`, or a relay given a command), `mcp-adapter`
+   * (the in-process adapter), `mcp-http-proxy` (`graphmind http-proxy`),
+   * `mcp-relay` (a relay of your own with no command), or whatever a
+   * reporter of your own sends.
+   */
+  source: 'mcp-proxy' | 'mcp-adapter' | string;
+  /**
+   * `running` from the run's start; `ok` or `error` as its `run.finished`
+   * says. A run whose reporter disconnected before finishing it (or whose
+   * log ends without its `run.finished`) ends as `error`; a `run.started`
+   * sent again to reclaim it makes it `running` again.
+   */
+  status: Status;
+  /** When the run started (ISO 8601, UTC, to the millisecond): the time of its first `run.started`. */
+  startedAt: string;
+  /**
+   * When the run ended (ISO 8601): the time of its `run.finished`, or,
+   * for a run ended because its reporter went away, when the server
+   * noticed (for a log reloaded without its end, the time of its last
+   * event). `null` while the run is `running`.
+   */
+  endedAt: string | null;
+  /**
+   * The adapter connection the run belongs to: set by the server on
+   * `mcp-adapter` runs whose `meta` names a `server` and a `connection`
+   * (one per request, plus the connection's `mcp:connect` run), absent on
+   * every other run. Runs with the same `id` came over one connection of
+   * one server: the same `meta.server` and `meta.connection`, reported by
+   * the same process (the bundled reporter's run ids say which; two
+   * processes both have a `c1`). `sessionId` is the run's `meta.sessionId`
+   * (the HTTP session) when it has one; the connection's `mcp:connect` run,
+   * made before any request, has none, so it does not split the group.
+   * The viewer lists a group as one row. An extension of the summary: a
+   * client that does not know it can ignore it.
+   */
+  group?: {
+    /** Equal for the runs of one connection; compare this, not the parts. Opaque. */
+    id: string;
+    /** `meta.server`: the MCP server's name. */
+    server: string;
+    /** `meta.connection`: `c1`, `c2`, … in the order the server process connected. */
+    connection: string;
+    /** `meta.sessionId`: the transport's session (Streamable HTTP), when there is one. */
+    sessionId?: string;
+  };
+  /**
+   * The MCP server's own name and version, from `serverInfo` in its answer
+   * to `initialize` (the run's `meta.serverInfo`), once the run has it: set
+   * by the server on every run whose meta carries one. Two runs of the same
+   * command line are told apart by it and by their name. An extension of
+   * the summary: a client that does not know it can ignore it.
+   */
+  server?: {
+    /** `meta.serverInfo.name`. */
+    name: string;
+    /** `meta.serverInfo.version`, when it is a string. */
+    version?: string;
+  };
+}
+
+/** A run with everything recorded in it. */
+export interface Run extends RunSummary {
+  /** Command, args (unless hidden), app, sdk, protocolVersion, … */
+  meta: Record<string, unknown>;
+  /** One per logical node; `nodeId` is stable across executions. */
+  nodes: GraphNode[];
+  /** One per execution, in start order. */
+  instances: Instance[];
+  /** Server stderr and other log lines, in arrival order. */
+  logs: LogLine[];
+  /** Events the reporter had to drop while the debugger was away or behind. */
+  droppedEvents: number;
+  /**
+   * The sequence number of the last event applied: a client that fetched
+   * the run skips live `run.event`s up to it.
+   */
+  lastSeq: number;
+}
+
+/** A logical node of a run's graph. */
+export interface GraphNode {
+  /**
+   * The node's id, unique in the run and the same for every execution:
+   * `mcp:session` (the server process), `mcp:protocol` (the card that
+   * holds protocol traffic), `tool:<name>`, `resource:<uri>`,
+   * `prompt:<name>`, `mcp:<method>`, `llm:sampling`, …
+   */
+  nodeId: string;
+  /** What the node stands for: the server (the session), a tool, a resource, a prompt, an LLM call (sampling), or anything else (`custom`). */
+  kind: NodeKind;
+  /** The parent's nodeId; null for the session. */
+  parent: string | null;
+  /** The text shown for the node: a tool's or prompt's name, a resource's URI, a method, the session's command line. */
+  label: string;
+  /** error if any instance errored, else open if any is open, else ok. */
+  status: NodeStatus;
+}
+
+/** An error recorded on an instance. */
+export interface InstanceError {
+  /**
+   * What kind of failure it is: `JsonRpcError` (the answer was a JSON-RPC
+   * error), `ToolError` (a tool result with `isError: true`), `Aborted`,
+   * `NoAnswer`, `SpawnError`, `McpServerExitedEarly`, … (the bundled
+   * recorders' names are listed in docs/errors.md); any text from a
+   * reporter of your own.
+   */
+  name: string;
+  /**
+   * The failure in words: a JSON-RPC error's `message`, a failed tool
+   * result's text, or GraphMind's own description (`[hidden]` where
+   * `GRAPHMIND_HIDE_TOOL_RESULTS` hides a tool call's).
+   */
+  message: string;
+  /**
+   * The JSON-RPC error code the requester got: the answer's own for a
+   * `JsonRpcError` (when it is a number); -32099 for `Aborted`, -32098 for
+   * `ServerRestarted`, -32097 for `ServerNotRunning` (answers GraphMind
+   * made). Absent otherwise.
+   */
+  code?: number;
+  /**
+   * More about the failure, by `name`: a JSON-RPC error's `data`; for
+   * `SpawnError`, `{ code }` (e.g. `ENOENT`); for `McpServerExited` and
+   * `McpServerExitedEarly`, `{ exitCode, signal, stderr? }` (the last
+   * stderr lines). Absent when there is nothing more.
+   */
+  data?: unknown;
+}
+
+/**
+ * An earlier answer to a call whose request was sent again (Retry at an
+ * after gate): it arrived, was held, and was dropped, so the requester
+ * never saw it. Kept in {@link Instance.attempts}.
+ */
+export interface InstanceAttempt {
+  /** How that answer ended the call: `ok`, or `error` (a JSON-RPC error, an `isError` result). */
+  status: 'ok' | 'error';
+  /** Its output, as recorded. */
+  output?: unknown;
+  /** Its error, as recorded. */
+  error?: InstanceError;
+  /** When it arrived (ISO 8601): the call's end as recorded then. */
+  endedAt: string;
+  /** When it was dropped and the request sent again (ISO 8601): the `instance.reopened` event's time. */
+  retriedAt: string;
+}
+
+/** One execution of a node. */
+export interface Instance {
+  /** The execution's id, unique in the run. For the proxy, a per-session counter: `mcp_1`, `mcp_2`, … */
+  instanceId: string;
+  /** The {@link GraphNode.nodeId} of the node this is an execution of. */
+  nodeId: string;
+  /**
+   * `open` until it ends; then `ok` (`instance.finished`, or an
+   * `instance.completed`) or `error` (`instance.error`). An
+   * `instance.reopened` (a Retry) makes it `open` again.
+   */
+  status: NodeStatus;
+  /**
+   * What the execution was given, as recorded: a call's request `params`
+   * (the proxy), a handler's input (the adapter), the command line for
+   * the session. `[hidden]` under `GRAPHMIND_HIDE_INPUTS`; for a frame
+   * over 1 MiB, a note of its size. Absent when there was none.
+   */
+  input?: unknown;
+  /**
+   * What the execution gave back, as recorded: the answer's `result` (for
+   * a failed tool result too), a handler's return value, the exit code
+   * and signal for the session, the call counts for the protocol card.
+   * `[hidden]` for a tool call under `GRAPHMIND_HIDE_TOOL_RESULTS`. Absent
+   * while open, and when the end that counts carried none.
+   */
+  output?: unknown;
+  /** Why it failed, when its `status` is `error`; absent otherwise. */
+  error?: InstanceError;
+  /** When it started (ISO 8601): the time of its `instance.started` (or `instance.completed`). */
+  startedAt: string;
+  /**
+   * When it ended (ISO 8601): the time of the last event that ended it
+   * (`instance.finished` or `instance.error`; `endT` of an
+   * `instance.completed`). A later end (a decision at an after gate)
+   * replaces the earlier one. `null` while open.
+   */
+  endedAt: string | null;
+  /**
+   * The answers this call had before the one it has now, oldest first:
+   * each was dropped by a Retry at an after gate and the request sent
+   * again. Absent on a call that was never retried. Built by the replay
+   * from `instance.reopened` (which used to drop them); an extension: a
+   * client that does not know it can ignore it.
+   */
+  attempts?: InstanceAttempt[];
+  /**
+   * When the answer reached the requester (ISO 8601), when that was later
+   * than {@link Instance.endedAt}: the answer was held at an after or
+   * error gate and continued then (the `hold.released` event's time). The
+   * call took `deliveredAt − startedAt` as its requester saw it. Absent
+   * when the answer went on as it came (or was replaced by a decision,
+   * whose time is `endedAt`). An extension, like `attempts`.
+   */
+  deliveredAt?: string;
+}
+
+/** A log line attached to a node. */
+export interface LogLine {
+  /** The node the line is shown on: the proxy puts every line on `mcp:session`, the adapter on the call that logged it. */
+  nodeId: string;
+  /**
+   * Where the line came from: `stderr` (the server's stderr), `graphmind`
+   * (the proxy's own notes: a restart, a direction that became a raw
+   * byte pipe), `event` (the adapter's `session.event()`), or a reporter's
+   * own name for it.
+   */
+  stream: 'stderr' | string;
+  /** The line's text. */
+  text: string;
+  /** When it was logged (ISO 8601): the time of its `log` event. */
+  at: string;
+}
+
+/** One restart of the server under the session, as `meta.restarts` lists it. */
+export interface RestartRecord {
+  /** 1 for the first restart, and so on: the server generation it started. */
+  n: number;
+  /** When it began, ISO 8601. */
+  at: string;
+  /** What asked for it: `file change` (`--watch`), `the debugger` (the API or the viewer). */
+  reason: string;
+  /** The changed file, for a file change. */
+  file?: string;
+  /** True when the new server is up and the handshake was replayed to it. */
+  ok: boolean;
+  /** The new server's pid. */
+  pid?: number;
+  /** From the start of the restart to the server being ready, in ms. */
+  ms?: number;
+  /** Why it failed, when it did. */
+  error?: string;
+  /** The lists (`tools`, `resources`, `prompts`) that changed, told to the host or not. */
+  changed?: Array<{
+    /** The list whose names differ from the ones the host had fetched: `tools`, `resources` or `prompts`. */
+    kind: string;
+    /**
+     * True when the proxy sent the host `notifications/<kind>/list_changed`;
+     * false when it did not (the new server does not declare `listChanged`
+     * for that list, or the session has no way to be told).
+     */
+    told: boolean;
+  }>;
+}
+
+/** The shape of a run id (validated before any file is touched). */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,0 +1,71 @@
+/**
+ * The control API's export and import routes:
+ *
+ * - `GET /api/runs/:runId/export?format=jsonl|har|otlp-json` answers the
+ *   run as a file to save (`Content-Disposition: attachment`);
+ * - `POST /api/runs/import[?newId=1]` takes a run log (the JSONL export)
+ *   as its body and loads it as a run of this server.
+ *
+ * `rest-api.ts` routes here; the server does the work ({@link RunTransfer}).
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RunSummary } from '../protocol/run-model.js';
+import { isExportFormat, type ExportedRun, type ExportFormat, type ExportProblem } from '../export/export-run.js';
+import { readImport, renamed, newImportId, type ImportedLog } from '../export/import-run.js';
+import { BodyError, readBody, sendError, sendJson, sendMethodNotAllowed } from './http-util.js';
+import { API_CSP, COMMON_HEADERS } from './security.js';
+
+/** What the server does for these routes. */
+export interface RunTransfer {
+  /** The run as a file, or `unknown` when there is no such run. */
+  exportRun(runId: string, format: ExportFormat): Promise<ExportedRun | ExportProblem | 'unknown'>;
+  /**
+   * Load a run log as a run: its summary, or why not (`exists`: a run of
+   * that id is here; `deleted`: one was deleted in this server's life and
+   * stays so; `trimmed`: `--max-runs` deleted it at once, being the oldest).
+   */
+  importRun(log: ImportedLog): Promise<RunSummary | 'exists' | 'deleted' | 'trimmed'>;
+}
+
+/** `GET /api/runs/:runId/export`. `runId` matches the run id pattern. */
+export async function handleRunExport(req: IncomingMessage, res: ServerResponse, runId: string, transfer: RunTransfer): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(res, 'GET, HEAD');
+  const format = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('format') ?? 'jsonl';
+  if (!isExportFormat(format)) return sendError(res, 400, 'format must be jsonl, har or otlp-json');
+  const exported = await transfer.exportRun(runId, format);
+  if (exported === 'unknown') return sendError(res, 404, 'not found');
+  if ('problem' in exported) return sendError(res, exported.problem === 'not-found' ? 404 : 500, 'the run log cannot be read');
+  res.writeHead(200, {
+    ...COMMON_HEADERS,
+    'content-security-policy': API_CSP,
+    'content-type': `${exported.contentType}; charset=utf-8`,
+    'content-length': exported.body.length,
+    'content-disposition': `attachment; filename="${exported.fileName}"`,
+  });
+  res.end(req.method === 'HEAD' ? undefined : exported.body);
+}
+
+/** `POST /api/runs/import[?newId=1]`: 201 `{ runId, run, skippedLines }`. */
+export async function handleRunImport(req: IncomingMessage, res: ServerResponse, transfer: RunTransfer, maxBody: number): Promise<void> {
+  if (req.method !== 'POST') return sendMethodNotAllowed(res, 'POST');
+  let body: Buffer;
+  try {
+    body = await readBody(req, maxBody);
+  } catch (error) {
+    const status = error instanceof BodyError ? error.status : 400;
+    sendError(res, status, error instanceof BodyError ? error.message : 'could not read the request body');
+    if (status === 413) res.once('finish', () => req.destroy());
+    return;
+  }
+  const read = readImport(body);
+  if (typeof read === 'string') return sendError(res, 400, read);
+  const newId = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('newId');
+  const log = newId === '1' || newId === 'true' ? renamed(read, newImportId()) : read;
+  const imported = await transfer.importRun(log);
+  if (imported === 'exists') return sendError(res, 409, 'a run with this id is here already (import it with ?newId=1 to keep both)');
+  if (imported === 'deleted') return sendError(res, 409, 'a run with this id was deleted in this server\'s life (import it with ?newId=1)');
+  if (imported === 'trimmed') return sendError(res, 409, 'the run was imported but is older than every run kept, and --max-runs was reached: it was deleted at once (delete runs, or start the server with a larger --max-runs)');
+  return sendJson(res, 201, { runId: imported.runId, run: imported, skippedLines: log.skippedLines });
+}

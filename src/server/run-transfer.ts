@@ -1,0 +1,53 @@
+/**
+ * The server's side of export and import (`GET /api/runs/:runId/export`,
+ * `POST /api/runs/import`, routed by export-routes.ts): a run exported
+ * from its log once the log has caught up with the run, and a run log
+ * loaded as a run of this server, told to the viewers but not streamed.
+ *
+ * @module
+ */
+import { join } from 'node:path';
+import type { RunTransfer } from './export-routes.js';
+import type { LiveFeed } from './live-feed.js';
+import type { ObservedRunStore } from './observed-store.js';
+
+/** The export and import of `store`'s runs; `version` is GraphMind's (HAR's creator, the spans' scope). */
+export function createRunTransfer(store: ObservedRunStore, feed: LiveFeed, version: string): RunTransfer {
+  return {
+    async exportRun(runId, format) {
+      const state = store.get(runId);
+      if (state === undefined) return 'unknown';
+      const { exportRunLog } = await import('../export/export-run.js');
+      // The log is written a moment after the events are applied: wait for it to have them all (at most a second).
+      store.flush();
+      const file = join(store.dir, `${runId}.jsonl`);
+      for (let tries = 0; ; tries++) {
+        const live = state.summary.status === 'running';
+        const exported = await exportRunLog(file, runId, format, { version, live });
+        const caughtUp = !('problem' in exported) && exported.lastSeq >= state.lastSeq && (live || exported.ended);
+        if (caughtUp || tries >= 40) return exported;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    async importRun(log) {
+      if (store.has(log.runId)) return 'exists';
+      if (store.isDeleted(log.runId)) return 'deleted';
+      // Someone else's run is not news to the OTLP stream: it is not sent.
+      store.muted = true;
+      try {
+        for (const event of log.events) store.append(event);
+        const loaded = store.get(log.runId);
+        // A log that does not end with the run's end ends as a stopped server's does: in error, at its last event.
+        if (loaded !== undefined && loaded.summary.status === 'running') store.abandon(log.runId, loaded.lastT);
+      } finally {
+        store.muted = false;
+      }
+      const state = store.get(log.runId);
+      if (state !== undefined) feed.broadcast({ type: 'run.started', run: { ...state.summary } });
+      // Retention trims on the next microtask: an import older than every run kept goes at once.
+      await new Promise((resolve) => setImmediate(resolve));
+      const kept = store.get(log.runId);
+      return kept === undefined ? 'trimmed' : { ...kept.summary };
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// The one loopback client of a running debugger (src/client/): what each
+// situation becomes — an answer, DebuggerUnavailable (so the commands fall
+// back to the data directory), or a LoopbackError — against a real HTTP
+// server on 127.0.0.1.
+import t from 'tap';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { answerError, answerJson, DebuggerUnavailable, LoopbackClient, LoopbackError } from '../src/client/loopback-client.js';
+
+/** A server that answers every request with `answer` and notes what it was sent. */
+async function fakeDebugger(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; port: number; seen: IncomingMessage[] }> {
+  const seen: IncomingMessage[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req);
+    answer(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address !== 'object') throw new Error('no port');
+  return { server, port: address.port, seen };
+}
+
+/** A port nothing listens on: one a server had, closed. */
+async function closedPort(): Promise<number> {
+  const { server, port } = await fakeDebugger(() => {});
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'graphmind-loopback-'));
+t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+writeFileSync(join(dataDir, 'token'), 'the-token\n');
+const noTokenDir = mkdtempSync(join(tmpdir(), 'graphmind-loopback-none-'));
+t.teardown(() => rmSync(noTokenDir, { recursive: true, force: true }));
+const env = {};
+
+t.test('an answer: its status, type and body; the token and the Host header as dialled', async (t) => {
+  const { server, port, seen } = await fakeDebugger((_req, res) => {
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end('{"error":"not found"}');
+  });
+  t.teardown(() => server.close());
+  const client = new LoopbackClient({ port, dataDir, env });
+  const answer = await client.request({ method: 'POST', path: '/api/x', body: Buffer.from('{}'), contentType: 'application/json', accept: 'application/json' });
+  t.equal(answer.status, 404);
+  t.equal(answer.contentType, 'application/json');
+  t.same(answerJson(answer), { error: 'not found' });
+  t.equal(answerError(answer), 'not found');
+  const [req] = seen;
+  t.equal(req?.headers.host, `127.0.0.1:${port}`);
+  t.equal(req?.headers.authorization, 'Bearer the-token');
+  t.equal(req?.headers.accept, 'application/json');
+  t.equal(req?.headers['content-type'], 'application/json');
+});
+
+t.test('GRAPHMIND_TOKEN comes before the token file', async (t) => {
+  const { server, port, seen } = await fakeDebugger((_req, res) => res.end());
+  t.teardown(() => server.close());
+  await new LoopbackClient({ port, dataDir, env: { GRAPHMIND_TOKEN: 'from-env' } }).request({ method: 'GET', path: '/' });
+  t.equal(seen[0]?.headers.authorization, 'Bearer from-env');
+});
+
+const PLAYBOOK: Array<{ name: string; status?: number; body?: string; dir?: string; nothing?: boolean; command?: string; maxBytes?: number; expect: { unavailable?: boolean; refused?: boolean; loopback?: boolean; message: RegExp } }> = [
+  { name: 'no token anywhere', dir: noTokenDir, expect: { unavailable: true, refused: false, message: /^no debugger token \(no GRAPHMIND_TOKEN and no .*\/token\)$/ } },
+  { name: 'no token, for a command that gives hints', dir: noTokenDir, command: 'graphmind mcp', expect: { unavailable: true, refused: false, message: /: is graphmind serve running with this data directory\?$/ } },
+  { name: 'nothing listens', nothing: true, expect: { unavailable: true, refused: false, message: /^no debugger answers on 127\.0\.0\.1:\d+$/ } },
+  { name: 'the token refused (401)', status: 401, expect: { unavailable: true, refused: true, message: /refused our token \(HTTP 401\): it uses another data directory than .*[^;]$/ } },
+  { name: 'the token refused (403), with the hint', status: 403, command: 'graphmind mcp', expect: { unavailable: true, refused: true, message: /refused our token \(HTTP 403\).*; give graphmind mcp that --data-dir, or set GRAPHMIND_TOKEN$/ } },
+  { name: 'an answer larger than allowed', status: 200, body: 'x'.repeat(100), maxBytes: 10, expect: { loopback: true, message: /^the debugger's answer to GET \/api\/runs is larger than 10 bytes$/ } },
+];
+
+for (const play of PLAYBOOK) {
+  t.test(play.name, async (t) => {
+    let port: number;
+    if (play.nothing === true) {
+      port = await closedPort();
+    } else {
+      const fake = await fakeDebugger((_req, res) => {
+        res.writeHead(play.status ?? 200);
+        res.end(play.body ?? '');
+      });
+      t.teardown(() => fake.server.close());
+      port = fake.port;
+    }
+    const client = new LoopbackClient({ port, dataDir: play.dir ?? dataDir, env, command: play.command, maxBytes: play.maxBytes });
+    const error = await client.request({ method: 'GET', path: '/api/runs' }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    if (play.expect.unavailable === true) {
+      t.type(error, DebuggerUnavailable);
+      t.equal((error as DebuggerUnavailable).refused, play.expect.refused);
+    }
+    if (play.expect.loopback === true) t.type(error, LoopbackError);
+    t.match((error as Error).message, play.expect.message);
+  });
+}
+
+t.test('a connection that breaks is a LoopbackError naming the request', async (t) => {
+  const { server, port } = await fakeDebugger((req) => req.socket.destroy());
+  t.teardown(() => server.close());
+  const error = await new LoopbackClient({ port, dataDir, env }).request({ method: 'GET', path: '/api/holds' }).catch((thrown: unknown) => thrown);
+  t.type(error, LoopbackError);
+  t.match((error as Error).message, new RegExp(`^the debugger on port ${port} did not answer GET /api/holds: `));
+});
