@@ -11,7 +11,7 @@ import { execute, type ExecutionHost, type Gated } from '../src/adapter/gated-ex
 import { DebuggerGate } from '../src/gates/debugger-gate.js';
 import { ABORT_CODE, abortedRecord } from '../src/gates/outcome.js';
 import type { AnswerRecord } from '../src/report/answer-record.js';
-import type { Breakpoints, GatePoint } from '../src/report/events.js';
+import type { Breakpoints, GatePoint } from '../src/protocol/control.js';
 import { hideSettings } from '../src/report/hide.js';
 
 /** A decision the fake debugger takes when a hold opens (in order), or a function run then. */

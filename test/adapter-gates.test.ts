@@ -6,7 +6,7 @@
 // what the run records.
 import t from 'tap';
 import * as z from 'zod';
-import type { Hold } from '../src/report/events.js';
+import type { Hold } from '../src/protocol/control.js';
 import {
   ABORT,
   KITS,

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import t from 'tap';
-import type { Hold, HoldAction } from '../src/report/events.js';
+import type { Hold, HoldAction } from '../src/protocol/control.js';
 import { CLI } from './helpers/cli.js';
 import { holdGone, waitForGivenUp } from './helpers/adapter.js';
 import { breakpointsApplied, decide, getRun, listHolds, setBreakpoints, sleep, startDebugger, waitForAsync, waitForHold, type ServeProcess, type Teardown } from './helpers/gates.js';

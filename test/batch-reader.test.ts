@@ -9,14 +9,14 @@ import { join } from 'node:path';
 import t from 'tap';
 import { JsonSlice } from '../src/report/deferred.js';
 import { encodeBatch } from '../src/report/encode-batch.js';
-import type { RunEvent } from '../src/report/events.js';
+import type { RunEvent } from '../src/protocol/ingest.js';
 import { arrayElementEnds } from '../src/json/element-ends.js';
 import { BatchText } from '../src/server/batch-text.js';
 import { RunState } from '../src/protocol/run-state.js';
 import { RunStore } from '../src/server/run-store.js';
 import { BatchReader } from '../src/server/batch-reader.js';
 import { RawJson } from '../src/server/raw-json.js';
-import { validateEvent } from '../src/server/validate-event.js';
+import { validateEvent } from '../src/protocol/validate-event.js';
 import { ownBytes } from '../src/server/ingest.js';
 import { prng } from './helpers/random.js';
 

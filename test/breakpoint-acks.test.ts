@@ -3,7 +3,7 @@
 // come what each reporter was sent, which PUTs have their answer, and what
 // health says. No socket and no wall clock.
 import t from 'tap';
-import type { Breakpoints } from '../src/report/events.js';
+import type { Breakpoints } from '../src/protocol/control.js';
 import { breakpointsAck, BreakpointsState, type AckTimers, type BreakpointsPeer } from '../src/server/breakpoints.js';
 
 /** Timers that fire only when the test moves the clock. */

@@ -10,13 +10,13 @@ import t from 'tap';
 import { COMPLETED_GROUP, expandCompletedGroup } from '../src/report/completed-group.js';
 import { JsonSlice } from '../src/report/deferred.js';
 import { encodeBatch, encodeEvent } from '../src/report/encode-batch.js';
-import type { NodeDeclaration, RunEvent } from '../src/report/events.js';
+import type { NodeDeclaration, RunEvent } from '../src/protocol/ingest.js';
 import { CompletedEvent, FinishedEvent } from '../src/report/execution-events.js';
 import { BatchReader } from '../src/server/batch-reader.js';
 import { BatchText } from '../src/server/batch-text.js';
 import { RawJson } from '../src/server/raw-json.js';
 import { RunStore } from '../src/server/run-store.js';
-import { validateEvent } from '../src/server/validate-event.js';
+import { validateEvent } from '../src/protocol/validate-event.js';
 import { api, fakeReporter, freshDataDir, liveClient, runId as newRunId, runWhen, startServe } from './helpers/serve.js';
 
 const ECHO = Object.freeze({ nodeId: 'tool:echo', kind: 'tool', parent: 'mcp:session', label: 'echo' }) as NodeDeclaration;

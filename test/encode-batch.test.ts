@@ -5,7 +5,7 @@
 import t from 'tap';
 import { DeferredValue, JsonSlice } from '../src/report/deferred.js';
 import { encodeBatch, encodeEvent } from '../src/report/encode-batch.js';
-import type { NodeDeclaration, RunEvent } from '../src/report/events.js';
+import type { NodeDeclaration, RunEvent } from '../src/protocol/ingest.js';
 import { COMPLETED_GROUP, expandCompletedGroup } from '../src/report/completed-group.js';
 import { CompletedEvent, FinishedEvent, StartedEvent } from '../src/report/execution-events.js';
 import { isUtf8 } from 'node:buffer';

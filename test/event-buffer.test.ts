@@ -5,7 +5,7 @@
 import t from 'tap';
 import { COMPLETED_RUN } from '../src/report/completed-run.js';
 import { EVENT_OVERHEAD_BYTES, EventBuffer, eventWeight } from '../src/report/event-buffer.js';
-import type { RunEvent } from '../src/report/events.js';
+import type { RunEvent } from '../src/protocol/ingest.js';
 
 const ROOT = { nodeId: 'mcp:session', kind: 'server', parent: null, label: 'session' } as const;
 const TOOL = { nodeId: 'tool:echo', kind: 'tool', parent: 'mcp:session', label: 'echo' } as const;

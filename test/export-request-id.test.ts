@@ -8,7 +8,7 @@ import { LogReplay, traceRunOf } from '../src/export/log-replay.js';
 import { OtlpStream } from '../src/export/otlp-stream.js';
 import { runSpans } from '../src/export/run-spans.js';
 import type { RunEvent } from '../src/protocol/ingest.js';
-import { RunState } from '../src/server/run-state.js';
+import { RunState } from '../src/protocol/run-state.js';
 
 const RUN = 'run_request_ids';
 const T = Date.UTC(2026, 0, 2, 3, 4, 5);

@@ -8,7 +8,7 @@ import t from 'tap';
 import { DebuggerGate, type HoldOpened, type HoldReleased, type HoldUpdated } from '../src/gates/debugger-gate.js';
 import { ABORT_CODE, ABORT_MESSAGE } from '../src/gates/outcome.js';
 import { FrameHolds, type GateRecorder, type HoldWire } from '../src/relay/frame-holds.js';
-import type { Breakpoints, GatePoint } from '../src/report/events.js';
+import type { Breakpoints, GatePoint } from '../src/protocol/control.js';
 import { classify } from '../src/streams/classifier.js';
 import { Correlator } from '../src/streams/correlator.js';
 import { newFrame, type Direction, type Frame } from '../src/streams/frame.js';

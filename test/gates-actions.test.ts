@@ -9,7 +9,7 @@
 // abort      | not forwarded; error -32099    | dropped; requester gets -32099
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import t, { type Test } from 'tap';
-import type { Hold } from '../src/report/events.js';
+import type { Hold } from '../src/protocol/control.js';
 import { PROXY_FIXTURES, startProxy } from './helpers/cli.js';
 import { killQuietly } from './helpers/wire.js';
 import {

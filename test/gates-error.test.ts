@@ -12,7 +12,7 @@ import type { Reporter } from '../src/report/reporter.js';
 import { classify } from '../src/streams/classifier.js';
 import { Correlator } from '../src/streams/correlator.js';
 import { newFrame, type Direction, type Frame } from '../src/streams/frame.js';
-import type { Hold } from '../src/report/events.js';
+import type { Hold } from '../src/protocol/control.js';
 import {
   ABORT,
   connectV1,

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import type { Hold } from '../src/report/events.js';
+import type { Hold } from '../src/protocol/control.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { CLI, PROXY_FIXTURES, startProxy } from './helpers/cli.js';

@@ -2,7 +2,7 @@
 // injected at a gate must be accepted by a 1.x and a 2.x client, and on a
 // 2026-07-28 session by a v2 client that speaks that era with a v2 server.
 import t from 'tap';
-import type { Hold } from '../src/report/events.js';
+import type { Hold } from '../src/protocol/control.js';
 import {
   ERA_SERVER,
   connectV1,

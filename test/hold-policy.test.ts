@@ -2,7 +2,7 @@
 // (and why) out. Every integration asks this one function.
 import t from 'tap';
 import { holdPlan, type HoldQuery } from '../src/gates/hold-policy.js';
-import type { Breakpoints } from '../src/report/events.js';
+import type { Breakpoints } from '../src/protocol/control.js';
 
 const none: Breakpoints = { pauseOnError: false, nodes: {} };
 const errorsOnly: Breakpoints = { pauseOnError: true, nodes: {} };

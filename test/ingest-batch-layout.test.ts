@@ -7,7 +7,7 @@ import t from 'tap';
 import * as layout from '../src/protocol/ingest-batch-layout.js';
 import { JsonSlice } from '../src/report/deferred.js';
 import { encodeBatch } from '../src/report/encode-batch.js';
-import type { NodeDeclaration, RunEvent } from '../src/report/events.js';
+import type { NodeDeclaration, RunEvent } from '../src/protocol/ingest.js';
 import { CompletedEvent, FinishedEvent, StartedEvent } from '../src/report/execution-events.js';
 import { BatchReader } from '../src/server/batch-reader.js';
 import { RawJson } from '../src/server/raw-json.js';

@@ -1,6 +1,6 @@
 // The replay's instances by id: the proxy's mcp_<n> in array slots, every other id in a Map, one place per id.
 import t from 'tap';
-import { InstanceIndex } from '../src/report/instance-index.js';
+import { InstanceIndex } from '../src/protocol/instance-index.js';
 
 t.test('every id finds what was set for it, and only that', async (t) => {
   const index = new InstanceIndex<string>();

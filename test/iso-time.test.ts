@@ -3,7 +3,7 @@
 // millisecond, seconds and milliseconds crossing, times before 1970,
 // fractions), it must give exactly what Date gives.
 import t from 'tap';
-import { isoTime } from '../src/report/run-replay.js';
+import { isoTime } from '../src/protocol/run-replay.js';
 import { prng } from './helpers/random.js';
 
 const iso = (time: number): string => new Date(time).toISOString();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CreateMessageRequestSchema, ElicitRequestSchema, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import t, { type Test } from 'tap';
-import type { Instance, Run } from '../src/report/events.js';
+import type { Instance, Run } from '../src/protocol/run-model.js';
 import { DEFAULT_MAX_BUFFERED_EVENTS } from '../src/report/reporter.js';
 import { PROXY_FIXTURES, startProxy, waitFor, type ProxyProcess } from './helpers/cli.js';
 import {

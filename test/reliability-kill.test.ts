@@ -26,7 +26,7 @@ import { PROXY_FIXTURES, startProxy, type ProxyProcess } from './helpers/cli.js'
 import { instancesOf, serveOnPort, stopAtTeardown, summarize, waitForRun } from './helpers/graph.js';
 import { freshDataDir, startServe, type ServeProcess } from './helpers/serve.js';
 import { exitedWithin, frame, initialize } from './helpers/wire.js';
-import type { Run } from '../src/report/events.js';
+import type { Run } from '../src/protocol/run-model.js';
 
 const CALLS = 20_000;
 /** Answers the host has when the debugger is killed. */

@@ -20,11 +20,11 @@
 // a server (RunSummary.server is read from meta.serverInfo), and a run
 // reported after it must not inherit anything.
 //
-// Known bug (src/report/run-replay.ts, `case 'run.meta'`): the merge does
-// `this.meta[key] = value`, so a `__proto__` key in a run.meta event
-// replaces the meta object's prototype: the key is missing from GET, its
-// `serverInfo` leaks into the summary. The cases that show it are marked
-// with a failing assertion named "BUG (issue 29)".
+// Found by this test and fixed (src/protocol/run-replay.ts, `case
+// 'run.meta'`): the merge did `this.meta[key] = value`, so a `__proto__` key
+// in a run.meta event replaced the meta object's prototype: the key went
+// missing from GET and its `serverInfo` leaked into the summary. It now
+// stores every key as the meta's own data (json/set-own.ts).
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -164,9 +164,9 @@ t.test('ingest: the keys in every object a reporter sends come back as plain dat
   const view = await getRun(first, hostile);
   const problems = runProblems(view, { started: true, merged: true });
   t.same(problems.filter((p) => !p.startsWith('meta') && !p.startsWith('summary')), [], 'node ids and labels, instance ids, inputs, outputs, error data, log lines: plain data');
-  // BUG (issue 29): run.meta merges with `this.meta[key] = value` (src/report/run-replay.ts).
-  t.same(problems.filter((p) => p.startsWith('meta') || p.startsWith('summary')), [], 'BUG (issue 29): run.meta keeps __proto__ as a key and the summary shows no server');
-  t.equal((await summaryOf(first, hostile))?.server, undefined, 'BUG (issue 29): GET /api/runs shows no server taken from meta.__proto__.serverInfo');
+  // Fixed in issue 29: run.meta merged with `this.meta[key] = value`.
+  t.same(problems.filter((p) => p.startsWith('meta') || p.startsWith('summary')), [], 'run.meta keeps __proto__ as a key and the summary shows no server');
+  t.equal((await summaryOf(first, hostile))?.server, undefined, 'GET /api/runs shows no server taken from meta.__proto__.serverInfo');
 
   // A run reported afterwards inherits nothing (no global prototype changed).
   const clean = freshRunId('clean');

@@ -2,7 +2,7 @@
 // sets them on the server, the panel lists them all, pause-on-error toggles,
 // and clearing works — each checked through GET /api/breakpoints.
 import t from 'tap';
-import type { Breakpoints } from '../src/report/events.js';
+import type { Breakpoints } from '../src/protocol/control.js';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { RunEvents, api, eventually, fakeReporter, runId, startServe, type ServeProcess } from './helpers/serve.js';
 import { NODES } from './helpers/viewer.js';

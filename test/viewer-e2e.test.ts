@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Page } from 'playwright-core';
 import t from 'tap';
-import type { Breakpoints, Hold } from '../src/report/events.js';
+import type { Breakpoints, Hold } from '../src/protocol/control.js';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { ABORT, connectV1, listHolds, runIds, waitForAsync, type LoggedMessage, type ServerLog } from './helpers/gates.js';
 import { api, startServe, type ServeProcess } from './helpers/serve.js';

@@ -7,7 +7,7 @@
 // the end, overlapping calls overlap); every list stays virtualised, and
 // scrolling stays smooth (frame times measured, and reported).
 import t from 'tap';
-import type { NodeDeclaration, RunEvent } from '../src/report/events.js';
+import type { NodeDeclaration, RunEvent } from '../src/protocol/ingest.js';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { RunEvents, fakeReporter, runId, startServe, type ServeProcess } from './helpers/serve.js';
 import { NODES, frameTimes, inPage, shot, until } from './helpers/viewer.js';

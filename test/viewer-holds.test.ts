@@ -4,7 +4,8 @@
 // starts the editor from the current result; Esc closes the editor; `c`
 // continues the oldest hold.
 import t from 'tap';
-import type { GatePoint, RunEvent } from '../src/report/events.js';
+import type { GatePoint } from '../src/protocol/control.js';
+import type { RunEvent } from '../src/protocol/ingest.js';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { RunEvents, runId, startServe, type FakeReporter, type ServeProcess } from './helpers/serve.js';
 import { NODES, decisionFor, holdingReporter } from './helpers/viewer.js';

@@ -2,7 +2,7 @@
 // live in a few big batches, loads cold after a reload, and its long lists
 // scroll to the end while only the rows in view exist in the page.
 import t from 'tap';
-import type { NodeDeclaration, RunEvent } from '../src/report/events.js';
+import type { NodeDeclaration, RunEvent } from '../src/protocol/ingest.js';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { RunEvents, fakeReporter, runId, startServe, type ServeProcess } from './helpers/serve.js';
 import { NODES, inPage, scrollTo, until } from './helpers/viewer.js';

@@ -3,7 +3,10 @@
 // the shell must redraw and fetch out. Then the answers to those fetches
 // (a run loaded, a load failed, a starting run's meta), the same way.
 import t, { type Test } from 'tap';
-import type { Hold, LiveMessage, RunEvent, RunSummary } from '../src/report/events.js';
+import type { RunSummary } from '../src/protocol/run-model.js';
+import type { Hold } from '../src/protocol/control.js';
+import type { RunEvent } from '../src/protocol/ingest.js';
+import type { LiveMessage } from '../src/protocol/live-feed.js';
 import { receive } from '../src/viewer/live-reducer.js';
 import { RunModel, type FetchedRun } from '../src/viewer/run-model.js';
 import { metaFetched, runFailed, runLoaded } from '../src/viewer/run-loading.js';

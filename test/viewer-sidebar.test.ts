@@ -18,7 +18,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Page } from 'playwright-core';
 import t from 'tap';
-import type { RunSummary } from '../src/report/events.js';
+import type { RunSummary } from '../src/protocol/run-model.js';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { CLI, PROXY_FIXTURES } from './helpers/cli.js';
 import { waitForAsync } from './helpers/gates.js';

@@ -1,6 +1,7 @@
 import type { AnswerRecord } from '../report/answer-record.js';
 import { COMPLETED_RUN, type CompletedRun } from '../report/completed-run.js';
-import type { InstanceError, NodeDeclaration } from '../report/events.js';
+import type { InstanceError } from '../protocol/run-model.js';
+import type { NodeDeclaration } from '../protocol/ingest.js';
 import { newRunId, type Reporter } from '../report/reporter.js';
 import { RunEvents, type RunEventSink } from '../report/run-events.js';
 import type { AdapterStats } from './adapter-stats.js';

@@ -1,7 +1,7 @@
 import type { DebuggerGate } from '../gates/debugger-gate.js';
 import { isObject } from '../json/is-object.js';
 import { hidesResult, isToolError, recordResult, rpcError, type AnswerRecord } from '../report/answer-record.js';
-import type { GatePoint } from '../report/events.js';
+import type { GatePoint } from '../protocol/control.js';
 import type { HideSettings } from '../report/hide.js';
 import type { AdapterStats } from './adapter-stats.js';
 import { CallRun } from './call-run.js';

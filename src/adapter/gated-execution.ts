@@ -3,7 +3,7 @@ import { liftResult } from '../gates/lift.js';
 import { abortedRecord, type Outcome } from '../gates/outcome.js';
 import { isObject } from '../json/is-object.js';
 import { recordInjected, recordResult, recordThrown, type AnswerRecord } from '../report/answer-record.js';
-import type { GatePoint } from '../report/events.js';
+import type { GatePoint } from '../protocol/control.js';
 import { abortError, DebuggerAnswer } from './debugger-answer.js';
 import { holdFor, type HoldHost, type HoldTarget } from './hold-for.js';
 

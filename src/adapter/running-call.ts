@@ -1,4 +1,4 @@
-import type { GatePoint } from '../report/events.js';
+import type { GatePoint } from '../protocol/control.js';
 import type { CallRun } from './call-run.js';
 import type { DebuggerAnswer } from './debugger-answer.js';
 

@@ -1,5 +1,6 @@
 import type { AnswerRecord } from '../report/answer-record.js';
-import type { GatePoint, NodeDeclaration } from '../report/events.js';
+import type { GatePoint } from '../protocol/control.js';
+import type { NodeDeclaration } from '../protocol/ingest.js';
 import type { AdapterStats } from './adapter-stats.js';
 import { CallRun, type RunHost } from './call-run.js';
 import { abortError } from './debugger-answer.js';

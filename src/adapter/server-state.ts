@@ -1,6 +1,7 @@
 import { LoopDetector } from '../gates/loop-detector.js';
 import { KnownJson } from '../report/deferred.js';
-import type { NodeDeclaration, NodeKind } from '../report/events.js';
+import type { NodeKind } from '../protocol/run-model.js';
+import type { NodeDeclaration } from '../protocol/ingest.js';
 import { declared } from '../report/node-declaration.js';
 import { sdkOf, serverInfoOf, type SdkPackage } from './sdk-shape.js';
 

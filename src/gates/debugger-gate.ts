@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
-import type { Breakpoints, GatePoint, HoldAction, HoldOpenedEvent, HoldReleasedEvent, HoldUpdatedEvent } from '../report/events.js';
+import type { Breakpoints, GatePoint, HoldAction } from '../protocol/control.js';
+import type { HoldOpenedEvent, HoldReleasedEvent, HoldUpdatedEvent } from '../protocol/ingest.js';
 import { Gate, type Decision, type PendingHold } from './gate.js';
 import type { HoldPlan, HoldQuery } from './hold-policy.js';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Breakpoints, GatePoint, HoldAction } from '../report/events.js';
+import type { Breakpoints, GatePoint, HoldAction } from '../protocol/control.js';
 import { isNewGiveUp } from './give-up.js';
 import { holdPlan, type HoldPlan, type HoldQuery, type HoldReason } from './hold-policy.js';
 

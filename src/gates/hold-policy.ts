@@ -1,4 +1,4 @@
-import type { Breakpoints, GatePoint } from '../report/events.js';
+import type { Breakpoints, GatePoint } from '../protocol/control.js';
 
 /** Why a frame or a handler is held. */
 export type HoldReason = 'breakpoint' | 'error' | 'loop';

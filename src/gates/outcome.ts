@@ -1,4 +1,5 @@
-import type { GatePoint, HoldAction, InstanceError } from '../report/events.js';
+import type { InstanceError } from '../protocol/run-model.js';
+import type { GatePoint, HoldAction } from '../protocol/control.js';
 import { isWholeFrame } from './lift.js';
 
 /** The JSON-RPC error code a requester receives when a call is aborted in the debugger. */

@@ -1,5 +1,6 @@
-import type { Run, RunEvent, RunSummary } from '../report/events.js';
-import { isoTime, RunReplay } from '../report/run-replay.js';
+import type { Run, RunSummary } from './run-model.js';
+import type { RunEvent } from './ingest.js';
+import { isoTime, RunReplay } from './run-replay.js';
 
 /** A run's {@link RunSummary.group}. */
 export type RunGroup = NonNullable<RunSummary['group']>;

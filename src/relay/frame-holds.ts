@@ -7,7 +7,7 @@ import { LoopDetector } from '../gates/loop-detector.js';
 import { outcomeOf, type Outcome } from '../gates/outcome.js';
 import { isObject } from '../json/is-object.js';
 import { DeferredValue } from '../report/deferred.js';
-import type { GatePoint } from '../report/events.js';
+import type { GatePoint } from '../protocol/control.js';
 import { heldMessage, type HideSettings } from '../report/hide.js';
 import { messageOf, type Direction, type Frame, type JsonRpcMessage } from '../streams/frame.js';
 import { madeFrame } from '../streams/lifter.js';

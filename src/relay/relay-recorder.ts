@@ -1,4 +1,5 @@
-import type { GatePoint, InstanceError, RestartRecord } from '../report/events.js';
+import type { InstanceError, RestartRecord } from '../protocol/run-model.js';
+import type { GatePoint } from '../protocol/control.js';
 import type { HideSettings } from '../report/hide.js';
 import type { Reporter } from '../report/reporter.js';
 import type { Direction, Frame } from '../streams/frame.js';
@@ -13,7 +14,7 @@ export { MAX_RECORDED_FRAME_BYTES } from './recorded-value.js';
 export { answerNotObserved, type SessionEnd } from './session-end.js';
 export { labelPath, sessionLabel } from './session-label.js';
 export { PAIR_WAIT_MS, RECORD_DELAY_MS } from './waiting-frames.js';
-export type { RestartRecord } from '../report/events.js';
+export type { RestartRecord } from '../protocol/run-model.js';
 
 /** Options for {@link RelayRecorder}. */
 export interface RelayRecorderOptions {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { InstanceError } from '../report/events.js';
+import type { InstanceError } from '../protocol/run-model.js';
 
 /** How the server process ended, for `RelayRecorder.finish`. */
 export interface SessionEnd {

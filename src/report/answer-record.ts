@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { InstanceError } from './events.js';
+import type { InstanceError } from '../protocol/run-model.js';
 import { HIDDEN, type HideSettings } from './hide.js';
 
 /** What a failed tool result's error says when `GRAPHMIND_HIDE_TOOL_RESULTS` keeps its content out. */

@@ -1,7 +1,7 @@
 import { isObject } from '../json/is-object.js';
 import { COMPLETED_GROUP } from '../protocol/ingest-batch-layout.js';
 import { COMPLETED_RUN, expandCompletedRun } from './completed-run.js';
-import type { InstanceCompletedEvent, NodeDeclaration } from './events.js';
+import type { InstanceCompletedEvent, NodeDeclaration } from '../protocol/ingest.js';
 
 /**
  * Consecutive `instance.completed` events of one run and one node, with

@@ -1,4 +1,5 @@
-import type { InstanceError, NodeDeclaration, RunEvent } from './events.js';
+import type { InstanceError } from '../protocol/run-model.js';
+import type { NodeDeclaration, RunEvent } from '../protocol/ingest.js';
 
 /**
  * A whole run of one call, sent once it is over, as one element of an

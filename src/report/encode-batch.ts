@@ -1,6 +1,6 @@
 import * as layout from '../protocol/ingest-batch-layout.js';
 import { JsonSlice, KnownJson } from './deferred.js';
-import type { NodeDeclaration, RunEvent } from './events.js';
+import type { NodeDeclaration, RunEvent } from '../protocol/ingest.js';
 import type { CompletedGroup, expandCompletedGroup } from './completed-group.js';
 import { CompletedEvent, FinishedEvent, StartedEvent } from './execution-events.js';
 import { BatchWriter } from './batch-writer.js';

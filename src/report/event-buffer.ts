@@ -9,7 +9,7 @@
  */
 import { COMPLETED_RUN } from './completed-run.js';
 import { deferredBytes } from './deferred.js';
-import type { RunEvent, RunStartedEvent } from './events.js';
+import type { RunEvent, RunStartedEvent } from '../protocol/ingest.js';
 
 /** Events a reporter keeps while detached or behind, by default. */
 export const DEFAULT_MAX_BUFFERED_EVENTS = 1000;

@@ -1,4 +1,4 @@
-import type { InstanceCompletedEvent, InstanceFinishedEvent, InstanceStartedEvent, NodeDeclaration } from './events.js';
+import type { InstanceCompletedEvent, InstanceFinishedEvent, InstanceStartedEvent, NodeDeclaration } from '../protocol/ingest.js';
 
 // The events a reporter sends most, one or two per call, built as instances
 // of these classes: their fields always exist, in the order declared here

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { NodeDeclaration } from './events.js';
+import type { NodeDeclaration } from '../protocol/ingest.js';
 
 /** The longest nodeId `graphmind serve` accepts; a longer one would get the whole batch rejected. */
 export const MAX_NODE_ID_LENGTH = 1024;

@@ -1,4 +1,5 @@
-import type { InstanceError, NodeDeclaration, RunEvent } from './events.js';
+import type { InstanceError } from '../protocol/run-model.js';
+import type { NodeDeclaration, RunEvent } from '../protocol/ingest.js';
 import { CompletedEvent, FinishedEvent, StartedEvent } from './execution-events.js';
 
 /** The reporter as {@link RunEvents} uses it (the `Reporter` of `graphmind-ai` is one). */

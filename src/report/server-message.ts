@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Breakpoints, HoldAction } from './events.js';
+import type { Breakpoints, HoldAction } from '../protocol/control.js';
 
 /** A decision pushed by the server for one of this reporter's holds. */
 export interface DecisionMessage {

@@ -1,11 +1,11 @@
-import type { NodeDeclaration, RunEvent } from '../report/events.js';
+import type { NodeDeclaration, RunEvent } from '../protocol/ingest.js';
 import * as bytes from '../json/bytes.js';
 import * as values from '../json/read-value.js';
 import * as strict from '../json/strict-json.js';
 import * as layout from '../protocol/ingest-batch-layout.js';
 import { expandCompletedGroup, isCompletedGroup } from '../report/completed-group.js';
 import { RawJson } from './raw-json.js';
-import { validateEvent } from './validate-event.js';
+import { validateEvent } from '../protocol/validate-event.js';
 
 // The layout the bundled reporter writes a batch in, shared with its writer
 // (report/encode-batch.ts), and the byte rules of src/json/, bound to module

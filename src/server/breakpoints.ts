@@ -1,4 +1,4 @@
-import type { Breakpoints } from '../report/events.js';
+import type { Breakpoints } from '../protocol/control.js';
 
 const MAX_NODES = 10_000;
 const MAX_NODE_ID = 1024;

@@ -1,4 +1,4 @@
-import type { Hold, HoldAction } from '../report/events.js';
+import type { Hold, HoldAction } from '../protocol/control.js';
 
 /** The connection that reported a hold, and can be told the decision. */
 export interface HoldOwner {

@@ -1,6 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import type WebSocket from 'ws';
-import type { Breakpoints, HoldAction, RunEvent, ServerToReporter } from '../report/events.js';
+import type { Breakpoints, HoldAction } from '../protocol/control.js';
+import type { RunEvent } from '../protocol/ingest.js';
+import type { ServerToReporter } from '../protocol/to-reporter.js';
 import { breakpointsAck, type BreakpointsPeer, type BreakpointsState } from './breakpoints.js';
 import type { HoldOwner, HoldRegistry } from './holds.js';
 import type { LiveFeed } from './live-feed.js';
@@ -10,7 +12,7 @@ import { BatchText } from './batch-text.js';
 import { BatchReader } from './batch-reader.js';
 import { expandCompletedGroup, isCompletedGroup } from '../report/completed-group.js';
 import { parseStrictJson } from '../json/strict-json.js';
-import { validateEvent } from './validate-event.js';
+import { validateEvent } from '../protocol/validate-event.js';
 
 /**
  * Can a message's events be logged as the text they came in? Not if it

@@ -1,5 +1,6 @@
 import type WebSocket from 'ws';
-import type { LiveMessage, RunEvent } from '../report/events.js';
+import type { RunEvent } from '../protocol/ingest.js';
+import type { LiveMessage } from '../protocol/live-feed.js';
 
 export type { LiveMessage };
 

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RUN_ID_PATTERN, type Breakpoints, type Hold, type HoldAction } from '../report/events.js';
+import { RUN_ID_PATTERN } from '../protocol/run-model.js';
+import { type Breakpoints, type Hold, type HoldAction } from '../protocol/control.js';
 import type { OtlpStats } from '../export/otlp-stream.js';
-import type { RunTransfer } from '../export/rest-routes.js';
+import type { RunTransfer } from './export-routes.js';
 import { parseBreakpoints, type BreakpointsHealth } from './breakpoints.js';
 import type { HoldRegistry } from './holds.js';
 import { BodyError, readJsonBody, sendError, sendJson, sendJsonText, sendMethodNotAllowed } from './http-util.js';
@@ -95,11 +96,11 @@ async function body(req: IncomingMessage, res: ServerResponse, limit: number): P
 async function runAction(req: IncomingMessage, res: ServerResponse, method: string, id: string | undefined, rest: string[], ctx: ApiContext): Promise<boolean> {
   if (id !== undefined && rest.length === 1 && rest[0] === 'export' && ctx.transfer !== undefined) {
     if (!RUN_ID_PATTERN.test(id)) sendError(res, 404, 'not found');
-    else await (await import('../export/rest-routes.js')).handleRunExport(req, res, id, ctx.transfer);
+    else await (await import('./export-routes.js')).handleRunExport(req, res, id, ctx.transfer);
     return true;
   }
   if (id === 'import' && rest.length === 0 && method === 'POST' && ctx.transfer !== undefined) {
-    await (await import('../export/rest-routes.js')).handleRunImport(req, res, ctx.transfer, ctx.maxBody);
+    await (await import('./export-routes.js')).handleRunImport(req, res, ctx.transfer, ctx.maxBody);
     return true;
   }
   if (id !== undefined && rest.length === 1 && rest[0] === 'restart') {

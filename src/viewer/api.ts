@@ -1,6 +1,7 @@
 // The REST control API, with the token as a bearer header. A 401 means the
 // server restarted with a new token: read it again and retry once.
-import type { Breakpoints, Hold, HoldAction, RunSummary } from '../report/events.js';
+import type { RunSummary } from '../protocol/run-model.js';
+import type { Breakpoints, Hold, HoldAction } from '../protocol/control.js';
 import type { FetchedRun } from './run-model.js';
 import { refreshToken, token } from './token.js';
 

@@ -2,7 +2,8 @@
 // "held", whatever the record says: a held answer has not reached the
 // client), how long it took as the client saw it, its JSON-RPC id when a
 // hold shows it, and why a hold holds.
-import type { Hold, Instance } from '../report/events.js';
+import type { Instance } from '../protocol/run-model.js';
+import type { Hold } from '../protocol/control.js';
 import { el } from './dom.js';
 import { duration, span } from './format.js';
 import { shownState, type RunModel, type ShownStatus } from './run-model.js';

@@ -1,7 +1,7 @@
 // The REST commands the page sends on the user's behalf: breakpoints
 // (shown at once, put back if the server refuses them) and deleting runs
 // (gone from the list at once, back if the server could not delete them).
-import type { Breakpoints } from '../report/events.js';
+import type { Breakpoints } from '../protocol/control.js';
 import { ApiError, api } from './api.js';
 import { followNewestLeft } from './run-loading.js';
 import { Dirty, newStep, type Step, type ViewState } from './view-state.js';

@@ -3,7 +3,8 @@
 // node's list of calls. The text searched for a call (its method and node,
 // its id, status and error, its input and output as JSON) is built once per
 // call and state, and kept, so typing in a run of 10,000 calls stays quick.
-import type { Hold, Instance, LogLine } from '../report/events.js';
+import type { Instance, LogLine } from '../protocol/run-model.js';
+import type { Hold } from '../protocol/control.js';
 import { PROTOCOL_NODE_ID, SESSION_NODE_ID, type RunModel } from './run-model.js';
 
 /** Which calls the status chips keep. */

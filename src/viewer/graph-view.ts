@@ -3,7 +3,8 @@
 // in a grid below that node), and the protocol card folded with a count of
 // the calls inside. Nodes from the run's graph hint that did not run are
 // drawn grey. Cards are kept per node and rebuilt only when what they show changes.
-import type { Breakpoints, Hold, NodeStatus } from '../report/events.js';
+import type { NodeStatus } from '../protocol/run-model.js';
+import type { Breakpoints, Hold } from '../protocol/control.js';
 import { reasonText } from './call-state.js';
 import { clickable, el, setAttr } from './dom.js';
 import { plural } from './format.js';

@@ -1,6 +1,6 @@
 // Frames held right now: method, gate, node and the frame itself, with
 // Continue, Inject…, Retry (at an answer: re-send the request) and Abort.
-import type { Hold, HoldAction } from '../report/events.js';
+import type { Hold, HoldAction } from '../protocol/control.js';
 import { ApiError, api } from './api.js';
 import { button, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { clock, duration, span } from './format.js';

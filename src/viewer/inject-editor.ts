@@ -1,6 +1,6 @@
 // The Inject… editor: a value that parses as JSON is sent as JSON, anything
 // else as a string. Ctrl/Cmd+Enter sends, Esc closes.
-import type { Hold } from '../report/events.js';
+import type { Hold } from '../protocol/control.js';
 import { button, el, setAttr } from './dom.js';
 import { pretty } from './format.js';
 

@@ -4,7 +4,9 @@
 // replay does, since the feed can be a flood) and returns what to redraw
 // and what to fetch, which the Store (store.ts) carries out. Its playbook
 // is test/viewer-reducer.test.ts.
-import type { Hold, LiveMessage, RunSummary } from '../report/events.js';
+import type { RunSummary } from '../protocol/run-model.js';
+import type { Hold } from '../protocol/control.js';
+import type { LiveMessage } from '../protocol/live-feed.js';
 import { runServer } from '../protocol/run-state.js';
 import { clearRun, followNewestLeft, followStarting, selectRun } from './run-loading.js';
 import { openCall } from './selection.js';

@@ -1,7 +1,7 @@
 // The live feed (`/api/live`): one JSON message per change. Reconnects with a
 // growing delay when the connection drops (the server restarted, the laptop
 // slept); a failed attempt re-reads the token in case the server has a new one.
-import type { LiveMessage } from '../report/events.js';
+import type { LiveMessage } from '../protocol/live-feed.js';
 
 export type { LiveMessage };
 import { refreshToken, token } from './token.js';

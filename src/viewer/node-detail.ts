@@ -1,7 +1,8 @@
 // A node's detail: its breakpoints, and its executions in order, each with
 // status, duration, and input / output / error as collapsible pretty JSON.
 // The list is virtualised: a node with thousands of calls draws only what is in view.
-import type { Hold, Instance } from '../report/events.js';
+import type { Instance } from '../protocol/run-model.js';
+import type { Hold } from '../protocol/control.js';
 import { callView, holdBadge, ordinal, requestIdChip, tookText, tookTitle, waitingText } from './call-state.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { callMatches, finding, words, type FindQuery } from './find.js';

@@ -4,7 +4,7 @@
 // `meta.restarts` lists them (when, why, the new pid, the handshake time,
 // ok or the error); the session node's restart lines, marked on the
 // timeline; and which server generation answered a call.
-import type { Instance, LogLine, RestartRecord } from '../report/events.js';
+import type { Instance, LogLine, RestartRecord } from '../protocol/run-model.js';
 import { ApiError, api } from './api.js';
 import { button, el, setAttr } from './dom.js';
 import { clock, cut, plural } from './format.js';

@@ -4,7 +4,7 @@
 // one run per request, so the runs of one adapter connection (the same
 // `group` in their summaries) are listed as one collapsible row, placed
 // where its newest run would be.
-import type { RunSummary } from '../report/events.js';
+import type { RunSummary } from '../protocol/run-model.js';
 import { api } from './api.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { cut, duration, plural, span, when } from './format.js';

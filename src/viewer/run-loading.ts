@@ -3,7 +3,7 @@
 // answer comes back through `runLoaded` / `runFailed` / `metaFetched`. Live
 // events that arrive during a fetch wait in `pending` and are applied on
 // top of the fetched run. No DOM and no requests here.
-import type { RunSummary } from '../report/events.js';
+import type { RunSummary } from '../protocol/run-model.js';
 import { RunModel, type FetchedRun } from './run-model.js';
 import { openCall, selectNode } from './selection.js';
 import { Dirty, newStep, type Step, type ViewState } from './view-state.js';

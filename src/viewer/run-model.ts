@@ -2,8 +2,9 @@
 // by applying the `run.event` messages of the live feed with the server's
 // own reducer (RunReplay), plus what the page needs beside it: the
 // timeline, the tree of nodes, and change counters for the views.
-import type { Instance, LogLine, NodeDeclaration, NodeKind, NodeStatus, Run, RunEvent, RunSummary } from '../report/events.js';
-import { ownStatus, RunReplay, type NodeEntry } from '../report/run-replay.js';
+import type { Instance, LogLine, NodeKind, NodeStatus, Run, RunSummary } from '../protocol/run-model.js';
+import type { NodeDeclaration, RunEvent } from '../protocol/ingest.js';
+import { ownStatus, RunReplay, type NodeEntry } from '../protocol/run-replay.js';
 
 export type { NodeEntry };
 

@@ -3,7 +3,9 @@
 // (live-reducer.ts) and user actions through the same transitions
 // (run-loading.ts, selection.ts); the fetches they ask for are made here.
 // The REST commands the page sends are in commands.ts.
-import type { Breakpoints, LiveMessage, RunSummary } from '../report/events.js';
+import type { RunSummary } from '../protocol/run-model.js';
+import type { Breakpoints } from '../protocol/control.js';
+import type { LiveMessage } from '../protocol/live-feed.js';
 import { api } from './api.js';
 import { clearBreakpoints, deleteRuns, putBreakpoints, setBreakpoint, setPauseOnError } from './commands.js';
 import type { FindQuery } from './find.js';

@@ -4,7 +4,8 @@
 // shown with their text quoted. The session itself is a marker row, not a
 // call, and the protocol card (a container) is not a row at all. The find
 // bar narrows it. Virtualised, and it follows the tail.
-import type { Hold, Instance } from '../report/events.js';
+import type { Instance } from '../protocol/run-model.js';
+import type { Hold } from '../protocol/control.js';
 import { callView, holdBadge, requestIdChip, tookText, tookTitle, waitingText } from './call-state.js';
 import { clickable, el, setAttr, tickTimes } from './dom.js';
 import { callMatches, finding, isCall, logMatches, words, type FindQuery } from './find.js';

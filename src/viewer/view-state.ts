@@ -3,7 +3,9 @@
 // No DOM, no timers, no requests: the live reducer and the run loading
 // change it (live-reducer.ts, run-loading.ts, selection.ts), and the Store
 // (store.ts) is this state plus the shell that redraws and fetches.
-import type { Breakpoints, Hold, RunEvent, RunSummary, Status } from '../report/events.js';
+import type { RunSummary, Status } from '../protocol/run-model.js';
+import type { Breakpoints, Hold } from '../protocol/control.js';
+import type { RunEvent } from '../protocol/ingest.js';
 import { NO_FIND, type FindQuery } from './find.js';
 import type { RunModel } from './run-model.js';
 

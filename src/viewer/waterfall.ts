@@ -4,7 +4,8 @@
 // calls that overlap are seen at a glance, as in a browser's network panel.
 // The axis spans the whole run, or (zoomed) just the rows in view. The find
 // bar narrows it. Virtualised like the timeline.
-import type { Hold, Instance } from '../report/events.js';
+import type { Instance } from '../protocol/run-model.js';
+import type { Hold } from '../protocol/control.js';
 import { callView, holdBadge, tookText, tookTitle, waitingText, type CallView } from './call-state.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { callMatches, finding, isCall, words, type FindQuery } from './find.js';

@@ -21,7 +21,7 @@ import { Server as Server126 } from 'sdk-1-26/server/index.js';
 import * as Types126 from 'sdk-1-26/types.js';
 import * as z from 'zod';
 import { graphmind, type Graphmind, type GraphmindOptions } from '../../src/adapter/index.js';
-import type { Breakpoints, Hold } from '../../src/report/events.js';
+import type { Breakpoints, Hold } from '../../src/protocol/control.js';
 import { NO_DEBUGGER_PORT } from './cli.js';
 import { serveOnPort } from './graph.js';
 import { listHolds, sleep, waitFor, waitForAsync, type Teardown } from './gates.js';

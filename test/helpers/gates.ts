@@ -11,7 +11,7 @@ import { StdioClientTransport as StdioClientTransportV2 } from '@modelcontextpro
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Breakpoints, Hold, HoldAction } from '../../src/report/events.js';
+import type { Breakpoints, Hold, HoldAction } from '../../src/protocol/control.js';
 import { CLI, NO_DEBUGGER_PORT, PROXY_FIXTURES, waitFor } from './cli.js';
 import { api, startServe, type ServeProcess } from './serve.js';
 

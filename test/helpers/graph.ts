@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { processExists } from '../../src/proxy/process-tree.js';
-import type { GraphNode, Instance, Run, RunSummary } from '../../src/report/events.js';
+import type { GraphNode, Instance, Run, RunSummary } from '../../src/protocol/run-model.js';
 import { CLI, waitFor } from './cli.js';
 import { api } from './serve.js';
 

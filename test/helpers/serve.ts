@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import type { RunEvent } from '../../src/report/events.js';
+import type { RunEvent } from '../../src/protocol/ingest.js';
 import type { OutgoingEvent } from '../../src/report/reporter.js';
 import { CLI, waitFor } from './cli.js';
 

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import type { NodeDeclaration } from '../../src/report/events.js';
+import type { NodeDeclaration } from '../../src/protocol/ingest.js';
 import { CLI, waitFor } from './cli.js';
 import { fakeReporter, freshDataDir, startServe, type FakeReporter, type ServeProcess } from './serve.js';
 

@@ -6,7 +6,9 @@
  * @module
  */
 import { setOwn } from '../json/set-own.js';
-import type { GraphNode, HoldAction, Instance, InstanceAttempt, InstanceError, LogLine, NodeDeclaration, NodeStatus, RunEvent, RunStartedEvent, RunSummary } from './events.js';
+import type { GraphNode, Instance, InstanceAttempt, InstanceError, LogLine, NodeStatus, RunSummary } from './run-model.js';
+import type { HoldAction } from './control.js';
+import type { NodeDeclaration, RunEvent, RunStartedEvent } from './ingest.js';
 import { InstanceIndex } from './instance-index.js';
 
 /** A node with its executions and their counts. */
