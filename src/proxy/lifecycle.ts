@@ -38,6 +38,7 @@ export interface LifecycleConfig {
 
 /** Where the session is. */
 export interface LifecycleState {
+  /** What the session was started with. */
   readonly config: LifecycleConfig;
   /** `spawning` until the first server started (or could not); `ended` once the session's end is known. */
   readonly phase: 'spawning' | 'running' | 'ended';
@@ -115,8 +116,10 @@ export type LifecycleEffect =
 
 /** The outcome of one {@link step}. */
 export interface Step {
+  /** The session's state after the event. */
   state: LifecycleState;
-  effects: LifecycleEffect[];
+  /** What the shell is to do, in order. */
+  effects: readonly LifecycleEffect[];
 }
 
 /** A session about to spawn its first server. */
@@ -161,7 +164,8 @@ export function spawnFailureAttachMs(waitForAttach: boolean, elapsedMs: number):
   return waitForAttach ? Math.max(0, WAIT_FOR_ATTACH_MS - elapsedMs) : SPAWN_FAILURE_ATTACH_MS;
 }
 
-const NOTHING: LifecycleEffect[] = [];
+/** No effects (shared: a step never changes the effects it returns). */
+const NOTHING: readonly LifecycleEffect[] = Object.freeze([]);
 
 /** One thing happened: the session's new state, and what to do about it. */
 export function step(state: LifecycleState, event: LifecycleEvent): Step {

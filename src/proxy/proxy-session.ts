@@ -250,7 +250,9 @@ export class ProxySession implements RestartHost {
 
   /** Answer a request of the host here, with a JSON-RPC error (no server can), and record it (error name `name`). */
   answer(request: Frame, code: number, message: string, name: string): void {
-    if (this.#relay !== undefined) answerRequester(this.#relay, request, errorAnswer(request, code, message));
+    // Only the relay's frames are ever answered here: there is none before it exists.
+    if (this.#relay === undefined) return;
+    answerRequester(this.#relay, request, errorAnswer(request, code, message));
     try {
       this.#report?.recorder.onProxyAnswer(request, { name, message, code });
     } catch {

@@ -38,20 +38,31 @@ export interface SessionRestartsOptions {
   options: ProxyOptions;
   /** Starts a server process. */
   spawn: SpawnFunction;
+  /** The session around the restarts. */
   host: RestartHost;
+  /** The relay a restart switches over to the new server. */
   relay: Relay;
+  /** The gate that holds the host's frames while a restart is under way. */
   gate: RestartGate;
+  /** What a restart replays to the new server. */
   memory: SessionMemory;
+  /** Our stderr: a line per restart. */
   sink: TextSink;
+  /** The debugger's session: a record per restart. @default undefined (reporting off) */
   report: DebugSession | undefined;
+  /** The servers' stderr (a new server's last words name why it did not come back). */
   stderr: ServerStderr;
+  /** Stops an old server and what it started. */
   tree: TreeSignals;
+  /** What the relay reads of a new server. */
   outputs: ServerOutputs;
 }
 
 /** The session's restarter, and the watch that asks it (with `--watch`). */
 export interface SessionRestarts {
+  /** Restarts the server when the lifecycle says so. */
   restarter: Restarter;
+  /** The `--watch` watch (closed at the session's end), if there is one. */
   watching: FileWatch | undefined;
 }
 
