@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import t from 'tap';
 import type { RelayRecorder } from '../src/relay/relay-recorder.js';
-import { holding } from '../src/proxy/messages.js';
+import { holding } from '../src/relay/messages.js';
 import { idForDisplay } from '../src/streams/exact-id.js';
 import { RelayGate } from '../src/relay/relay-gate.js';
 import type { Reporter } from '../src/report/reporter.js';
@@ -180,7 +180,7 @@ t.test('a decision the proxy does not know lets the held frame through (fail ope
     waitForAttach: false,
     loopAllow: [],
     // The proxy's own hook: its HOLDING line.
-    onHolding: ({ hold, method, call, url }) => void lines.push(`${holding(method, idForDisplay(call), hold.point, url)}\n`),
+    onHolding: ({ hold, method, call, url }) => void lines.push(`${holding('mcp-proxy', method, idForDisplay(call), hold.point, url)}\n`),
   });
   reporter.emit('breakpoints', { pauseOnError: true, nodes: { 'tool:echo': { before: true } } });
   const correlator = new Correlator();

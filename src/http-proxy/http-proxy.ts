@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DebuggerGate } from '../gates/debugger-gate.js';
 import { loopAllowList } from '../gates/loop-detector.js';
-import { debuggerRefused, holding, withoutPrefix } from '../proxy/messages.js';
-import type { TextSink } from '../proxy/stderr-sink.js';
-import { traceLine } from '../proxy/trace.js';
+import { debuggerRefused, holding, traceLine } from '../relay/messages.js';
+import type { TextSink } from '../relay/text-sink.js';
 import { WAIT_FOR_ATTACH_MS, type HoldingNotice } from '../relay/frame-holds.js';
 import { hideSettings, switchOn } from '../report/hide.js';
 import { Reporter } from '../report/reporter.js';
@@ -112,7 +111,7 @@ export class HttpProxy {
       this.reporter = reporter;
       this.core = new DebuggerGate({ reporter });
       // A debugger that turns us away is worth one line: otherwise every session is silently unobserved.
-      reporter.once('refused', (status: number) => this.#say(`${HTTP_PROXY_PREFIX}${withoutPrefix(debuggerRefused(reporter.url, status)).replace('give mcp-proxy', 'give http-proxy')}\n`));
+      reporter.once('refused', (status: number) => this.#say(`${debuggerRefused('http-proxy', reporter.url, status)}\n`));
       if (options.waitForAttach === true) this.#ready = this.core.whenArmed(WAIT_FOR_ATTACH_MS).then(() => (this.#ready = undefined));
     }
   }
@@ -238,8 +237,7 @@ export class HttpProxy {
 
   #holding(notice: HoldingNotice): void {
     const { hold, method, call, url } = notice;
-    const line = holding(method, idForDisplay(call), hold.point, url, hold.reason === 'loop' ? (call.node?.label ?? '') : undefined);
-    this.#say(`${HTTP_PROXY_PREFIX}${withoutPrefix(line)}\n`);
+    this.#say(`${holding('http-proxy', method, idForDisplay(call), hold.point, url, hold.reason === 'loop' ? (call.node?.label ?? '') : undefined)}\n`);
   }
 
   #say(text: string): void {
@@ -271,7 +269,7 @@ export class HttpProxy {
   }
 }
 
-/** One `--trace` line for a frame: the stdio proxy's, under this command's name. */
+/** One `--trace` line for a frame, under this command's name. */
 function traceText(frame: Frame): string {
-  return `${HTTP_PROXY_PREFIX}${withoutPrefix(traceLine(frame))}`;
+  return traceLine('http-proxy', frame);
 }

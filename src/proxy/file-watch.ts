@@ -37,37 +37,66 @@ export function ignoredChange(relative: string): boolean {
   return name.endsWith('~') || name.startsWith('.#') || /\.sw[a-p]$/.test(name) || name === '4913' || name.endsWith('.log');
 }
 
+/** A watched folder: its watcher, everyone listening to it, and the inode it had (a folder made again is a new one). */
+interface WatchedFolder {
+  watcher: FSWatcher;
+  listeners: Array<(name: string) => void>;
+  ino: number;
+}
+
 /**
- * Watch files and folders and call `onChange` with the file that changed,
- * once changes have settled for `debounceMs`. A folder is watched with
- * every folder under it, except those in {@link NOT_WATCHED} (unless one is
- * named itself), folder by folder, so that a large `node_modules` costs
- * nothing; a folder created later is watched from then on. A file is
- * watched through its folder, by name: an editor that saves by writing a
- * new file and renaming it over the old one (a new inode each time) is
- * still seen on every save. A path that does not exist or cannot be
- * watched is reported through `onProblem` and skipped; the rest are watched.
+ * One watcher per folder, with everyone listening to it (a folder of a
+ * tree, the folder of a named file, or both), at most
+ * {@link MAX_WATCHED_FOLDERS} in all.
  */
-export function watchFiles(paths: readonly string[], onChange: (file: string) => void, onProblem: (text: string) => void, options: WatchOptions = {}): FileWatch {
-  const debounce = options.debounceMs ?? WATCH_DEBOUNCE_MS;
-  const cwd = options.cwd ?? process.cwd();
-  /** One watcher per folder, with everyone listening to it (a folder of the tree, the folder of a named file, or both). */
-  const watchers = new Map<string, { watcher: FSWatcher; listeners: Array<(name: string) => void>; ino: number }>();
-  let timer: NodeJS.Timeout | undefined;
-  let last = '';
-  let warnedFull = false;
-  let closed = false;
-  const changed = (file: string): void => {
-    if (closed) return;
-    last = file;
-    clearTimeout(timer);
-    timer = setTimeout(() => onChange(last), debounce);
-    timer.unref();
-  };
-  /** Folders watched as part of a tree (one listener each, however often they are met). */
-  const inTree = new Set<string>();
+class FolderWatchers {
+  readonly #watchers = new Map<string, WatchedFolder>();
+  readonly #onProblem: (text: string) => void;
+  #warnedFull = false;
+
+  constructor(onProblem: (text: string) => void) {
+    this.#onProblem = onProblem;
+  }
+
+  /** Call `onEvent` with the name of what changed in `folder`; false if it cannot be watched. */
+  listen(folder: string, onEvent: (name: string) => void): boolean {
+    const known = this.#watchers.get(folder);
+    if (known !== undefined) {
+      known.listeners.push(onEvent);
+      return true;
+    }
+    if (this.#watchers.size >= MAX_WATCHED_FOLDERS) {
+      if (!this.#warnedFull) this.#onProblem(`watching the first ${MAX_WATCHED_FOLDERS} folders only: name smaller ones with --watch`);
+      this.#warnedFull = true;
+      return false;
+    }
+    return this.#open(folder, [onEvent]);
+  }
+
+  /** A folder of the tree was made again (deleted and made, or another moved in its place): watch the new one. */
+  renewed(folder: string): boolean {
+    const known = this.#watchers.get(folder);
+    if (known === undefined) return false;
+    let ino: number;
+    try {
+      ino = statSync(folder).ino;
+    } catch {
+      return false;
+    }
+    if (ino === known.ino) return false;
+    known.watcher.close();
+    this.#watchers.delete(folder);
+    return this.#open(folder, known.listeners);
+  }
+
+  /** Stop every watcher. */
+  close(): void {
+    for (const { watcher } of this.#watchers.values()) watcher.close();
+    this.#watchers.clear();
+  }
+
   /** Start (or restart) the watcher of a folder, for the listeners it has. */
-  const open = (folder: string, listeners: Array<(name: string) => void>): boolean => {
+  #open(folder: string, listeners: Array<(name: string) => void>): boolean {
     let ino: number;
     try {
       ino = statSync(folder).ino;
@@ -83,64 +112,52 @@ export function watchFiles(paths: readonly string[], onChange: (file: string) =>
         // The folder went away (deleted, renamed): its parent tells of what replaced it.
         watcher.close();
       });
-      watchers.set(folder, { watcher, listeners, ino });
+      this.#watchers.set(folder, { watcher, listeners, ino });
       return true;
     } catch (error) {
-      onProblem(`cannot watch ${folder}: ${error instanceof Error ? error.message : String(error)}`);
+      this.#onProblem(`cannot watch ${folder}: ${error instanceof Error ? error.message : String(error)}`);
       return false;
     }
-  };
-  const listen = (folder: string, onEvent: (name: string) => void): boolean => {
-    const known = watchers.get(folder);
-    if (known !== undefined) {
-      known.listeners.push(onEvent);
-      return true;
-    }
-    if (watchers.size >= MAX_WATCHED_FOLDERS) {
-      if (!warnedFull) onProblem(`watching the first ${MAX_WATCHED_FOLDERS} folders only: name smaller ones with --watch`);
-      warnedFull = true;
-      return false;
-    }
-    return open(folder, [onEvent]);
-  };
-  /** A folder of the tree was made again (deleted and made, or another moved in its place): watch the new one. */
-  const renewed = (folder: string): boolean => {
-    const known = watchers.get(folder);
-    if (known === undefined) return false;
-    let ino: number;
-    try {
-      ino = statSync(folder).ino;
-    } catch {
-      return false;
-    }
-    if (ino === known.ino) return false;
-    known.watcher.close();
-    watchers.delete(folder);
-    return open(folder, known.listeners);
-  };
-  const watchTree = (root: string, folder: string): void => {
-    if (inTree.has(folder)) {
+  }
+}
+
+/** A watched folder with every folder under it (but {@link NOT_WATCHED}), a folder made later included. */
+class TreeWatch {
+  readonly #folders: FolderWatchers;
+  readonly #changed: (file: string) => void;
+  /** Folders watched as part of a tree (one listener each, however often they are met). */
+  readonly #inTree = new Set<string>();
+
+  constructor(folders: FolderWatchers, changed: (file: string) => void) {
+    this.#folders = folders;
+    this.#changed = changed;
+  }
+
+  /** Watch `folder`, part of the tree under `root`, and everything under it. */
+  watch(root: string, folder: string): void {
+    if (this.#inTree.has(folder)) {
       // Met again: a folder made after the start, or made again.
-      if (renewed(folder)) watchBelow(root, folder);
+      if (this.#folders.renewed(folder)) this.#below(root, folder);
       return;
     }
-    const ok = listen(folder, (name) => {
-      if (name === '') return changed(folder);
+    const ok = this.#folders.listen(folder, (name) => {
+      if (name === '') return this.#changed(folder);
       const full = join(folder, name);
       if (ignoredChange(relativePath(root, full))) return;
       // A folder made (or moved in) after the start is watched too.
       try {
-        if (statSync(full).isDirectory()) watchTree(root, full);
+        if (statSync(full).isDirectory()) this.watch(root, full);
       } catch {
         // gone already
       }
-      changed(full);
+      this.#changed(full);
     });
     if (!ok) return;
-    inTree.add(folder);
-    watchBelow(root, folder);
-  };
-  const watchBelow = (root: string, folder: string): void => {
+    this.#inTree.add(folder);
+    this.#below(root, folder);
+  }
+
+  #below(root: string, folder: string): void {
     let entries: string[];
     try {
       entries = readdirSync(folder, { withFileTypes: true })
@@ -149,8 +166,36 @@ export function watchFiles(paths: readonly string[], onChange: (file: string) =>
     } catch {
       return;
     }
-    for (const name of entries) watchTree(root, join(folder, name));
+    for (const name of entries) this.watch(root, join(folder, name));
+  }
+}
+
+/**
+ * Watch files and folders and call `onChange` with the file that changed,
+ * once changes have settled for `debounceMs`. A folder is watched with
+ * every folder under it, except those in {@link NOT_WATCHED} (unless one is
+ * named itself), folder by folder, so that a large `node_modules` costs
+ * nothing; a folder created later is watched from then on. A file is
+ * watched through its folder, by name: an editor that saves by writing a
+ * new file and renaming it over the old one (a new inode each time) is
+ * still seen on every save. A path that does not exist or cannot be
+ * watched is reported through `onProblem` and skipped; the rest are watched.
+ */
+export function watchFiles(paths: readonly string[], onChange: (file: string) => void, onProblem: (text: string) => void, options: WatchOptions = {}): FileWatch {
+  const debounce = options.debounceMs ?? WATCH_DEBOUNCE_MS;
+  const cwd = options.cwd ?? process.cwd();
+  const folders = new FolderWatchers(onProblem);
+  let timer: NodeJS.Timeout | undefined;
+  let last = '';
+  let closed = false;
+  const changed = (file: string): void => {
+    if (closed) return;
+    last = file;
+    clearTimeout(timer);
+    timer = setTimeout(() => onChange(last), debounce);
+    timer.unref();
   };
+  const trees = new TreeWatch(folders, changed);
   for (const path of paths) {
     const full = resolve(cwd, path);
     let isDirectory: boolean;
@@ -161,12 +206,12 @@ export function watchFiles(paths: readonly string[], onChange: (file: string) =>
       continue;
     }
     if (isDirectory) {
-      watchTree(full, full);
+      trees.watch(full, full);
       continue;
     }
     // Through its folder: the name is what is watched, whatever inode it has after a save.
     const name = basename(full);
-    listen(dirname(full), (changedName) => {
+    folders.listen(dirname(full), (changedName) => {
       if (changedName === name) changed(full);
     });
   }
@@ -174,8 +219,7 @@ export function watchFiles(paths: readonly string[], onChange: (file: string) =>
     close(): void {
       closed = true;
       clearTimeout(timer);
-      for (const { watcher } of watchers.values()) watcher.close();
-      watchers.clear();
+      folders.close();
     },
   };
 }

@@ -1,3 +1,4 @@
+import { isObject } from '../json/is-object.js';
 import type { Readable, Writable } from 'node:stream';
 import { LISTS, listNames, withId, type ListKind, type SessionMemory } from './session-memory.js';
 
@@ -23,10 +24,6 @@ export interface ReplayPeer {
   stdout: Readable;
   /** Settles when the process exits, with how (`exited with code 1`, `was killed by SIGKILL`). */
   exited: Promise<string>;
-}
-
-function record(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**
@@ -71,7 +68,7 @@ class LineTap {
     } catch {
       return false;
     }
-    if (!record(message) || !('id' in message) || ('method' in message)) return false;
+    if (!isObject(message) || !('id' in message) || ('method' in message)) return false;
     const key = JSON.stringify(message.id);
     const resolve = this.#answers.get(key);
     if (resolve === undefined) return false;
@@ -130,11 +127,11 @@ export async function replayHandshake(peer: ReplayPeer, memory: SessionMemory, g
   };
   try {
     const init = await ask(memory.initialize, 'initialize');
-    if (init !== undefined && record(init.error)) throw new Error(`answered the replayed initialize with an error: ${String(init.error.message ?? '')}`);
+    if (init !== undefined && isObject(init.error)) throw new Error(`answered the replayed initialize with an error: ${String(init.error.message ?? '')}`);
     if (memory.initialized !== undefined) peer.stdin.write(memory.initialized);
     await ask(memory.logLevel, 'logging/setLevel');
     for (const subscribe of memory.subscriptions.values()) await ask(subscribe, 'resources/subscribe');
-    const capabilities = init !== undefined && record(init.result) && record(init.result.capabilities) ? init.result.capabilities : memory.capabilities;
+    const capabilities = init !== undefined && isObject(init.result) && isObject(init.result.capabilities) ? init.result.capabilities : memory.capabilities;
     const changed: Array<{ kind: ListKind; announced: boolean }> = [];
     for (const kind of LISTS) {
       const known = memory.lists.get(kind);
@@ -145,9 +142,9 @@ export async function replayHandshake(peer: ReplayPeer, memory: SessionMemory, g
       const names = listNames(kind, answer?.result) ?? [];
       if (names.join('\u0000') === known.join('\u0000')) continue;
       memory.lists.set(kind, names);
-      const declared = record(capabilities) ? capabilities[kind] : undefined;
+      const declared = isObject(capabilities) ? capabilities[kind] : undefined;
       // The 2026-07-28 era (no initialize) delivers list changes only on a subscriptions/listen stream, which a restart ends: not announced.
-      changed.push({ kind, announced: memory.initialize !== undefined && record(declared) && declared.listChanged === true });
+      changed.push({ kind, announced: memory.initialize !== undefined && isObject(declared) && declared.listChanged === true });
     }
     const rest = tap.detach();
     return { ok: true, rest, changed, ms: Date.now() - started };

@@ -1,13 +1,16 @@
 /**
- * Every line the proxy prints on stderr, in one place. These texts are an
- * interface: hosts show them to users, and scripts match them.
+ * Every line the stdio proxy prints on stderr, in one place, except those
+ * it shares with the HTTP proxy (the debugger's refusal, HOLDING, `--trace`),
+ * which are in relay/messages.ts. These texts are an interface: hosts show
+ * them to users, and scripts match them.
  *
  * @module
  */
 
 import { isAbsolute } from 'node:path';
+import { proxyPrefix } from '../relay/messages.js';
 
-const PREFIX = 'graphmind mcp-proxy: ';
+const PREFIX = proxyPrefix('mcp-proxy');
 
 /** `line` without the prefix of our stderr lines: the message as the graph records it. */
 export function withoutPrefix(line: string): string {
@@ -151,32 +154,6 @@ export function degraded(from: 'client' | 'server', limit: number): string {
     `${PREFIX}a line from the ${from} is larger than --max-frame-bytes (${limit} bytes);` +
     ' the rest of that stream is relayed as raw bytes, without inspection'
   );
-}
-
-/**
- * The debugger on the port turned this proxy away (`status` 401: the token
- * presented is not its own). Said once per session; the proxy goes on
- * relaying, unobserved, and keeps trying.
- */
-export function debuggerRefused(url: string, status: number): string {
-  const why =
-    status === 401
-      ? 'its token is not the one this proxy presents (give mcp-proxy the --data-dir that `graphmind serve` was given, or set GRAPHMIND_DATA_DIR to it, or GRAPHMIND_TOKEN)'
-      : `it answered HTTP ${status}`;
-  return `${PREFIX}the debugger at ${url} refused this proxy: ${why}; relaying without it, and trying again`;
-}
-
-/**
- * A frame is held and the host is waiting: said once per hold, where hosts
- * show server logs. `url` is the debugger's. A loop hold (`loopTool`: the
- * tool called the same way three times in a row) says so after the usual
- * line, with how to let that tool be polled.
- */
-export function holding(method: string, id: unknown, gate: 'before' | 'after' | 'error', url: string, loopTool?: string): string {
-  const number = id === undefined || id === null ? '' : ` #${typeof id === 'string' ? id : JSON.stringify(id)}`;
-  const line = `${PREFIX}HOLDING ${method}${number} at the ${gate} gate — resume it in ${url}`;
-  if (loopTool === undefined) return line;
-  return `${line} (loop hold: the third identical call to ${JSON.stringify(loopTool)} in a row; if it is polled on purpose, set GRAPHMIND_LOOP_ALLOW=${loopTool})`;
 }
 
 /** An argument problem, before anything was started. */

@@ -21,6 +21,8 @@ export interface RestartGateOptions {
    * @default undefined (they are answered with {@link NOT_RUNNING_CODE} instead)
    */
   resend?: (request: Frame) => void;
+  /** Told each time the standing is set (the session's lifecycle keeps track of it). @default undefined */
+  onStanding?: (standing: ServerStanding) => void;
 }
 
 /** The JSON-RPC error a request of the host gets while the server is down (it failed to start, or exited). */
@@ -59,6 +61,7 @@ export class RestartGate implements FrameGate {
   /** The number of the current server: a request given to it has it as its `deliveredTo`. */
   #server = 1;
   readonly #resend: ((request: Frame) => void) | undefined;
+  readonly #onStanding: ((standing: ServerStanding) => void) | undefined;
   /** Requests re-sent by a retry while no server could take them: sent again by {@link RestartGate.up}. */
   #resends: Frame[] = [];
 
@@ -66,6 +69,7 @@ export class RestartGate implements FrameGate {
     this.#inner = options.inner;
     this.#answer = options.answer;
     this.#resend = options.resend;
+    this.#onStanding = options.onStanding;
   }
 
   /** Where the server stands now. */
@@ -77,6 +81,7 @@ export class RestartGate implements FrameGate {
   pause(): void {
     if (this.#standing === 'restarting') return;
     this.#standing = 'restarting';
+    this.#onStanding?.('restarting');
     this.#released = new Promise((resolve) => (this.#release = resolve));
   }
 
@@ -84,6 +89,7 @@ export class RestartGate implements FrameGate {
   up(): void {
     this.#standing = 'up';
     this.#downReason = '';
+    this.#onStanding?.('up');
     this.#release?.();
     const resends = this.#resends;
     this.#resends = [];
@@ -101,6 +107,7 @@ export class RestartGate implements FrameGate {
   down(reason: string): void {
     this.#standing = 'down';
     this.#downReason = reason;
+    this.#onStanding?.('down');
     this.#release?.();
     const resends = this.#resends;
     this.#resends = [];

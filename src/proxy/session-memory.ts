@@ -1,3 +1,4 @@
+import { isObject } from '../json/is-object.js';
 import { scanEnvelope } from '../streams/envelope.js';
 import { messageOf, type Frame } from '../streams/frame.js';
 
@@ -8,10 +9,6 @@ export type ListKind = (typeof LISTS)[number];
 /** Each list's method (`tools/list`, …) to its kind. */
 const LIST_OF_METHOD = new Map<string, ListKind>(LISTS.map((kind) => [`${kind}/list`, kind]));
 
-function record(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** A frame's bytes, copied out of the chunk they arrived in (kept for the session's life). */
 function keep(frame: Frame): Buffer {
   return Buffer.from(frame.raw);
@@ -19,12 +16,12 @@ function keep(frame: Frame): Buffer {
 
 /** The names in a list result (`tools`, `resources` by URI, `prompts`), sorted: what a change is judged by. */
 function namesOf(kind: ListKind, result: unknown): string[] | undefined {
-  if (!record(result)) return undefined;
+  if (!isObject(result)) return undefined;
   const items = result[kind];
   if (!Array.isArray(items)) return undefined;
   const key = kind === 'resources' ? 'uri' : 'name';
   return items
-    .map((item) => (record(item) ? item[key] : undefined))
+    .map((item) => (isObject(item) ? item[key] : undefined))
     .filter((name): name is string => typeof name === 'string')
     .sort();
 }
@@ -81,7 +78,7 @@ export class SessionMemory {
       case 'resources/subscribe':
       case 'resources/unsubscribe': {
         const params = messageOf(frame)?.params;
-        const uri = record(params) && typeof params.uri === 'string' ? params.uri : undefined;
+        const uri = isObject(params) && typeof params.uri === 'string' ? params.uri : undefined;
         if (uri === undefined) break;
         if (frame.method === 'resources/subscribe') this.subscriptions.set(uri, keep(frame));
         else this.subscriptions.delete(uri);
@@ -96,7 +93,7 @@ export class SessionMemory {
     const method = request.method;
     if (method === 'initialize') {
       const result = messageOf(frame)?.result;
-      if (record(result) && record(result.capabilities)) this.capabilities = result.capabilities;
+      if (isObject(result) && isObject(result.capabilities)) this.capabilities = result.capabilities;
       return;
     }
     // Looked up, not built: this runs for every answer the host gets.
@@ -104,7 +101,7 @@ export class SessionMemory {
     if (kind === undefined) return;
     // Only a first page stands for the list (a later page would replace it with a part).
     const params = messageOf(request)?.params;
-    if (record(params) && params.cursor !== undefined) return;
+    if (isObject(params) && params.cursor !== undefined) return;
     const names = namesOf(kind, messageOf(frame)?.result);
     if (names === undefined) return;
     this.lists.set(kind, names);

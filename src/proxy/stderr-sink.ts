@@ -1,13 +1,8 @@
 import { fstatSync, writeSync } from 'node:fs';
 import { Socket } from 'node:net';
+import type { TextSink } from '../relay/text-sink.js';
 
-/** Where the proxy's diagnostics and the server's stderr go. */
-export interface TextSink {
-  /** Write `chunk` without waiting: a sink may queue it, or drop it rather than stall the caller. */
-  write(chunk: string | Buffer): void;
-  /** Resolve once queued output is written, or after `timeoutMs`. */
-  flush(timeoutMs: number): Promise<void>;
-}
+export type { TextSink } from '../relay/text-sink.js';
 
 /** Options for {@link createStderrSink}. */
 export interface StderrSinkOptions {

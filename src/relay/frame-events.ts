@@ -1,8 +1,7 @@
 /**
- * Frames to run events: what one relayed session's classified frames
- * become on the graph (a node per call, an execution per call, stdout
- * noise, degrade notices, decisions), with no timer, no socket and no
- * reporter, only a sink. The recorder decides when frames are recorded.
+ * Frames to run events: what a relayed session's classified frames become
+ * on the graph (a node and an execution per call, stdout noise, degrade
+ * notices, decisions), with no timer, socket or reporter, only a sink.
  *
  * @module
  */
@@ -11,8 +10,8 @@ import { abortedRecord } from '../gates/outcome.js';
 import { isObject } from '../json/is-object.js';
 import { HIDDEN_TOOL_ERROR, hidesResult, recordInjected, rpcError } from '../report/answer-record.js';
 import { DeferredValue } from '../report/deferred.js';
-import type { InstanceError } from '../protocol/run-model.js';
 import type { GatePoint } from '../protocol/control.js';
+import type { InstanceError } from '../protocol/run-model.js';
 import type { NodeDeclaration } from '../protocol/ingest.js';
 import { HIDDEN, type HideSettings } from '../report/hide.js';
 import { IdSequence } from '../report/id-sequence.js';
@@ -33,9 +32,8 @@ export const PROXY_LOG_STREAM = 'graphmind';
 const PROTOCOL_NODE: NodeDeclaration = { nodeId: PROTOCOL_NODE_ID, kind: 'custom', parent: SESSION_NODE_ID, label: 'protocol' };
 
 /**
- * The instanceId of a call whose events were only counted, pushed out while
- * no debugger was attached (see {@link FrameEvents.countUnkept}), and of
- * such a call once answered. Never sent anywhere.
+ * The instanceId of a call whose events were only counted while no debugger
+ * was attached (see {@link FrameEvents.countUnkept}), answered or not; never sent.
  */
 const UNKEPT = '[graphmind] not kept';
 const UNKEPT_ANSWERED = '[graphmind] not kept, answered';

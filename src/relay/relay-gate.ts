@@ -1,9 +1,9 @@
 import { DebuggerGate, type GateReporter } from '../gates/debugger-gate.js';
 import type { Gate } from '../gates/gate.js';
 import type { Relay } from '../streams/create-relay.js';
-import { idKey } from '../streams/exact-id.js';
 import { hasWholeLine, type Frame } from '../streams/frame.js';
 import type { FrameGate } from '../streams/gate-transform.js';
+import { answerRequester } from './answer-requester.js';
 import { FrameHolds, type GateRecorder, type HoldingNotice } from './frame-holds.js';
 
 export { WAIT_FOR_ATTACH_MS, cancelledBy, type GateRecorder, type HoldingNotice } from './frame-holds.js';
@@ -122,10 +122,7 @@ export class RelayGate implements FrameGate {
 
   /** A request answered here never reaches its receiver: forget it, and send the answer back the other way. */
   #answerSender(request: Frame, answer: Frame): void {
-    const relay = this.#relay;
-    const key = idKey(request);
-    if (key !== undefined) relay?.correlator.take(answer.direction, key);
-    (answer.direction === 'server-to-client' ? relay?.toClient : relay?.toServer)?.send([answer]);
+    if (this.#relay !== undefined) answerRequester(this.#relay, request, answer);
   }
 
   #resend(request: Frame): boolean {

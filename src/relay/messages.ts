@@ -1,0 +1,63 @@
+/**
+ * The stderr lines both proxies print (`graphmind mcp-proxy` over stdio,
+ * `graphmind http-proxy` over Streamable HTTP), each made for the command
+ * that prints it. Like every line a proxy prints, these texts are an
+ * interface: hosts show them to users, and scripts match them.
+ *
+ * @module
+ */
+
+import { idForDisplay } from '../streams/exact-id.js';
+import type { Frame } from '../streams/frame.js';
+
+/** The commands that print these lines. */
+export type ProxyCommand = 'mcp-proxy' | 'http-proxy';
+
+/** The start of every stderr line `command` prints (`graphmind mcp-proxy: `). */
+export function proxyPrefix(command: ProxyCommand): string {
+  return `graphmind ${command}: `;
+}
+
+/**
+ * The debugger on the port turned this proxy away (`status` 401: the token
+ * presented is not its own). Said once per session; the proxy goes on
+ * relaying, unobserved, and keeps trying.
+ */
+export function debuggerRefused(command: ProxyCommand, url: string, status: number): string {
+  const why =
+    status === 401
+      ? `its token is not the one this proxy presents (give ${command} the --data-dir that \`graphmind serve\` was given, or set GRAPHMIND_DATA_DIR to it, or GRAPHMIND_TOKEN)`
+      : `it answered HTTP ${status}`;
+  return `${proxyPrefix(command)}the debugger at ${url} refused this proxy: ${why}; relaying without it, and trying again`;
+}
+
+/**
+ * A frame is held and the host is waiting: said once per hold, where hosts
+ * show server logs. `url` is the debugger's. A loop hold (`loopTool`: the
+ * tool called the same way three times in a row) says so after the usual
+ * line, with how to let that tool be polled.
+ */
+export function holding(
+  command: ProxyCommand,
+  method: string,
+  id: unknown,
+  gate: 'before' | 'after' | 'error',
+  url: string,
+  loopTool?: string,
+): string {
+  const number = id === undefined || id === null ? '' : ` #${typeof id === 'string' ? id : JSON.stringify(id)}`;
+  const line = `${proxyPrefix(command)}HOLDING ${method}${number} at the ${gate} gate — resume it in ${url}`;
+  if (loopTool === undefined) return line;
+  return `${line} (loop hold: the third identical call to ${JSON.stringify(loopTool)} in a row; if it is polled on purpose, set GRAPHMIND_LOOP_ALLOW=${loopTool})`;
+}
+
+/** One `--trace` line for a relayed frame, newline included. */
+export function traceLine(command: ProxyCommand, frame: Frame): string {
+  const arrow = frame.direction === 'client-to-server' ? 'client → server' : 'server → client';
+  const parts = [`graphmind ${command}: trace ${arrow}`, frame.type ?? 'raw'];
+  if (frame.method !== undefined) parts.push(frame.method);
+  if (frame.id !== undefined) parts.push(`#${typeof frame.id === 'number' ? idForDisplay(frame) : JSON.stringify(frame.id)}`);
+  if (frame.node !== undefined && frame.node.kind !== 'custom') parts.push(frame.node.nodeId);
+  parts.push(`(${frame.size} bytes)`);
+  return `${parts.join(' ')}\n`;
+}
