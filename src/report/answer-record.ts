@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { isObject } from '../json/is-object.js';
 import type { InstanceError } from '../protocol/run-model.js';
 import { HIDDEN, type HideSettings } from './hide.js';
 
@@ -19,10 +20,6 @@ export const HIDDEN_THROWN_ERROR = 'the handler threw (message hidden)';
 
 /** How an answer is recorded: an output, or an error (with the output that carried it, if any). */
 export type AnswerRecord = { failed: false; output: unknown } | { failed: true; output?: unknown; error: InstanceError };
-
-function record(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** `GRAPHMIND_HIDE_TOOL_RESULTS` keeps what answers a call of `method` out of the record: it is a tool call. */
 export function hidesResult(method: string | undefined, hide: HideSettings): boolean {
@@ -42,14 +39,14 @@ export function rpcError(rpc: { code?: unknown; message?: unknown; data?: unknow
 export function contentText(result: Record<string, unknown>): string {
   const content = result.content;
   if (!Array.isArray(content)) return 'the tool reported an error';
-  const texts = content.filter((block) => record(block) && typeof block.text === 'string').map((block) => (block as { text: string }).text);
+  const texts = content.filter((block) => isObject(block) && typeof block.text === 'string').map((block) => (block as { text: string }).text);
   const text = texts.length > 0 ? texts.join('\n') : 'the tool reported an error';
   return text.length > 4000 ? `${text.slice(0, 4000)}…` : text;
 }
 
 /** True for a tool result that reports a failure (`isError: true`). */
 export function isToolError(method: string | undefined, result: unknown): result is Record<string, unknown> {
-  return method === 'tools/call' && record(result) && result.isError === true;
+  return method === 'tools/call' && isObject(result) && result.isError === true;
 }
 
 /**
@@ -71,8 +68,8 @@ export function recordResult(method: string | undefined, result: unknown, hide: 
  * notification) as it is, a tool result with `isError` as a tool error.
  */
 export function recordInjected(method: string | undefined, value: unknown, hide: HideSettings): AnswerRecord {
-  const whole = record(value) && 'jsonrpc' in value;
-  if (whole && record(value.error)) return { failed: true, error: rpcError(value.error, hidesResult(method, hide)) };
+  const whole = isObject(value) && 'jsonrpc' in value;
+  if (whole && isObject(value.error)) return { failed: true, error: rpcError(value.error, hidesResult(method, hide)) };
   return recordResult(method, whole && 'result' in value ? value.result : value, hide);
 }
 
