@@ -25,3 +25,23 @@ const rows: Array<[string, string[], string | undefined]> = [
 ];
 
 for (const [name, args, expected] of rows) t.equal(repeatedFlag(args, flags), expected, name);
+
+// Every command refuses a repeated flag in one line, exit code 2, before it
+// starts anything: run through the real CLI.
+const { spawnSync } = await import('node:child_process');
+const { CLI } = await import('./helpers/cli.js');
+const commands: Array<[string, string[], string]> = [
+  ['serve', ['serve', '--data-dir', '/nonexistent/a', '--data-dir', '/nonexistent/b'], 'graphmind: --data-dir was given more than once; give each flag once'],
+  ['the default command', ['--port', '1', '--port', '2'], 'graphmind: --port was given more than once; give each flag once'],
+  ['mcp-proxy', ['mcp-proxy', '--port', '1', '--port=2', '--', 'node', '-e', ''], 'graphmind mcp-proxy: --port was given more than once; give each flag once'],
+  ['http-proxy', ['http-proxy', '--upstream', 'http://127.0.0.1:1/mcp', '--upstream', 'http://127.0.0.1:2/mcp'], 'graphmind http-proxy: --upstream was given more than once; give each flag once'],
+  ['mcp', ['mcp', '--allow-control', '--allow-control'], 'graphmind mcp: --allow-control was given more than once; give each flag once'],
+  ['export', ['export', 'run_1', '-o', 'a.har', '--output', 'b.har'], 'graphmind export: --output was given more than once; give each flag once'],
+  ['import', ['import', 'a.jsonl', '--new-id', '--new-id'], 'graphmind import: --new-id was given more than once; give each flag once'],
+];
+for (const [name, args, line] of commands) {
+  const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.equal(run.status, 2, `${name}: exit code 2`);
+  t.equal(run.stderr, `${line}\n`, `${name}: one line naming the flag`);
+  t.equal(run.stdout, '', `${name}: nothing on stdout`);
+}

@@ -10,6 +10,7 @@ import type { ImportFlags } from './import-command.js';
 import type { McpFlags } from './mcp-command.js';
 import { EXIT_USAGE, parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 import type { ServeFlags } from './serve-command.js';
+import { repeatedFlag } from './repeated-flag.js';
 import { splitServerCommand } from './split-command.js';
 
 // The arguments after `node graphmind.js`: what yargs' hideBin gives under
@@ -39,7 +40,21 @@ async function parseProxyFlagsWithYargs(ours: string[]): Promise<ProxyFlags> {
   return flags as unknown as ProxyFlags;
 }
 
+/** The flags of ours that may come more than once, and the short names of others. */
+const FLAG_SET = { aliases: { output: ['o'] }, repeatable: new Set(['otlp-header']) };
+
+/** Refuse a flag given twice, naming it, before any parser turns it into an array or lets it pass. */
+function refuseRepeated(command: string | undefined): void {
+  const twice = repeatedFlag(command === undefined ? argv : argv.slice(1), FLAG_SET);
+  const name = command === undefined || command === 'serve' ? 'graphmind' : `graphmind ${command}`;
+  if (twice !== undefined) fail(`${name}: ${twice} was given more than once; give each flag once`);
+}
+
+/** The commands named by a first argument (anything else is `serve`'s flags). */
+const COMMANDS = ['mcp-proxy', 'http-proxy', 'mcp', 'export', 'import', 'serve'];
+
 async function main(): Promise<void> {
+  refuseRepeated(COMMANDS.includes(argv[0] ?? '') ? argv[0] : undefined);
   if (argv[0] === 'mcp-proxy') {
     // The server's command line is everything after `--` and is never
     // handed to the parser, so its flags and numbers arrive untouched.
