@@ -27,7 +27,11 @@ export class VirtualList<T> {
   readonly #spacer: HTMLElement;
   #items: readonly T[] = [];
   #offsets: Float64Array = new Float64Array(1);
+  /** Each item's height by index (measured, or the estimate): laying out is a sum over numbers, with no key built. */
+  #sizes: Float64Array = new Float64Array(0);
+  /** Measured heights by key: they follow an item when the list is replaced with more or fewer items. */
   readonly #heights = new Map<string, number>();
+  #spacerHeight = -1;
   readonly #drawn = new Map<string, Drawn>();
   #scheduled = false;
   /** Keep the last row in view as rows arrive (a log you are tailing). */
@@ -69,7 +73,8 @@ export class VirtualList<T> {
     }
     const stick = this.follow && this.#atBottom();
     this.#items = items;
-    this.#layout();
+    this.#measureAll();
+    this.#layout(0);
     if (stick) this.element.scrollTop = this.element.scrollHeight;
     this.draw();
     // New rows were laid out at the estimated height; measured, they may be
@@ -146,16 +151,30 @@ export class VirtualList<T> {
     return this.#heights.get(this.renderer.key(item)) ?? this.estimate;
   }
 
-  #layout(): void {
+  /** Take each item's height from what was measured of its key (once per new list of items). */
+  #measureAll(): void {
     const n = this.#items.length;
-    if (this.#offsets.length !== n + 1) this.#offsets = new Float64Array(n + 1);
-    let y = 0;
-    for (let i = 0; i < n; i++) {
+    if (this.#sizes.length !== n) this.#sizes = new Float64Array(n);
+    for (let i = 0; i < n; i++) this.#sizes[i] = this.#height(this.#items[i] as T);
+  }
+
+  /** The offsets from item `from` on (those before it did not move), and the spacer's height if it changed. */
+  #layout(from: number): void {
+    const n = this.#items.length;
+    if (this.#offsets.length !== n + 1) {
+      this.#offsets = new Float64Array(n + 1);
+      from = 0;
+    }
+    let y = this.#offsets[from] as number;
+    for (let i = from; i < n; i++) {
       this.#offsets[i] = y;
-      y += this.#height(this.#items[i] as T);
+      y += this.#sizes[i] as number;
     }
     this.#offsets[n] = y;
-    this.#spacer.style.height = `${y}px`;
+    if (y !== this.#spacerHeight) {
+      this.#spacerHeight = y;
+      this.#spacer.style.height = `${y}px`;
+    }
   }
 
   /** The first index whose row ends below `y`. */
@@ -173,18 +192,20 @@ export class VirtualList<T> {
   /** Draw the rows in view (and a margin around it), measure them, and lay out again if a height changed. */
   draw(): void {
     for (let pass = 0; pass < 3; pass++) {
-      if (!this.#drawPass()) break;
-      this.#layout();
+      const changed = this.#drawPass();
+      if (changed === -1) break;
+      this.#layout(changed);
     }
     this.#position();
   }
 
-  #drawPass(): boolean {
+  /** One pass; the lowest index whose height changed, or -1. */
+  #drawPass(): number {
     const top = this.element.scrollTop;
     const bottom = top + (this.element.clientHeight || 600);
     const first = this.#indexAt(Math.max(0, top - OVERSCAN));
     const keep = new Set<string>();
-    const shown: Array<[T, Drawn]> = [];
+    const shown: Drawn[] = [];
     // The rows within OVERSCAN of the view, and at least a few past it whatever their height
     // (after a tall row, an opened call, the next ones are still in the page to be reached).
     let past = 0;
@@ -205,7 +226,7 @@ export class VirtualList<T> {
       }
       drawn.index = i;
       drawn.el.style.transform = `translateY(${this.#offsets[i] as number}px)`;
-      shown.push([item, drawn]);
+      shown.push(drawn);
     }
     for (const [key, drawn] of this.#drawn) {
       if (!keep.has(key)) {
@@ -214,12 +235,13 @@ export class VirtualList<T> {
       }
     }
     // All writes first, then all reads: one layout for the lot.
-    let changed = false;
-    for (const [item, drawn] of shown) {
+    let changed = -1;
+    for (const drawn of shown) {
       const measured = drawn.el.offsetHeight;
-      if (measured > 0 && measured !== this.#height(item)) {
-        this.#heights.set(this.renderer.key(item), measured);
-        changed = true;
+      if (measured > 0 && measured !== this.#sizes[drawn.index]) {
+        this.#sizes[drawn.index] = measured;
+        this.#heights.set(this.renderer.key(this.#items[drawn.index] as T), measured);
+        if (changed === -1 || drawn.index < changed) changed = drawn.index;
       }
     }
     return changed;
