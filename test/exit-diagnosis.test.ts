@@ -9,7 +9,7 @@ import { EXIT_CANNOT_RUN, diagnoseExit, diagnoseSpawnFailure, errorLine, type Ex
 const P = 'graphmind mcp-proxy: ';
 
 /** A session whose server answered and exited 0 after the host closed stdin: nothing to say. */
-const QUIET: ExitFacts = { exit: [0, null], answered: true, stoppedByUs: false, serverDegraded: false, hostClosed: true, pending: 0, noise: 0, stderrTail: [] };
+const QUIET: ExitFacts = { exit: [0, null], answered: true, stoppedByUs: false, serverDegraded: false, hostClosed: true, sentSignals: [], pending: 0, noise: 0, stderrTail: [] };
 
 interface Row {
   name: string;
@@ -17,6 +17,8 @@ interface Row {
   diagnostic: ExitDiagnostic;
   lines: string[];
   exitCode: number;
+  /** The end was one the host asked for (SessionEnd.asked). */
+  asked?: boolean;
   /** What the run's SessionEnd carries besides exitCode and signal. */
   recorded?: { exitedEarly?: { message: string; stderr: string[] }; exitedUnobserved?: { message: string; stderr: string[] } };
 }
@@ -25,8 +27,39 @@ interface Row {
 const early = (line: string): Row['recorded'] => ({ exitedEarly: { message: line.slice(P.length), stderr: [] } });
 
 const rows: Row[] = [
-  { name: 'answered, then exited 0 after the host left', facts: {}, diagnostic: 'none', lines: [], exitCode: 0 },
-  { name: 'answered, then crashed: the exit code goes on, no diagnostic', facts: { exit: [3, null] }, diagnostic: 'none', lines: [], exitCode: 3 },
+  { name: 'answered, then exited 0 after the host left: asked for', facts: {}, diagnostic: 'none', lines: [], exitCode: 0, asked: true },
+  { name: 'answered, then exited 3 after the host closed its input: asked for, the code goes on', facts: { exit: [3, null] }, diagnostic: 'none', lines: [], exitCode: 3, asked: true },
+  { name: 'answered, then crashed with the host still there: the exit code goes on, not asked for', facts: { exit: [3, null], hostClosed: false }, diagnostic: 'none', lines: [], exitCode: 3 },
+  {
+    name: 'the host signalled the proxy (SIGINT, as a health check ends), the server died of it: asked for',
+    facts: { exit: [null, 'SIGINT'], hostClosed: false, stoppedByUs: true, sentSignals: ['SIGINT'] },
+    diagnostic: 'none',
+    lines: [],
+    exitCode: 130,
+    asked: true,
+  },
+  {
+    name: 'told to stop, it ignored SIGTERM and was killed after the grace: asked for',
+    facts: { exit: [null, 'SIGKILL'], hostClosed: false, stoppedByUs: true, sentSignals: ['SIGTERM', 'SIGKILL'] },
+    diagnostic: 'none',
+    lines: [],
+    exitCode: 137,
+    asked: true,
+  },
+  {
+    name: 'told to stop with SIGINT, it died of SIGSEGV: a crash, not asked for',
+    facts: { exit: [null, 'SIGSEGV'], hostClosed: false, stoppedByUs: true, sentSignals: ['SIGINT'] },
+    diagnostic: 'none',
+    lines: [],
+    exitCode: 139,
+  },
+  {
+    name: 'the host closed its input, and someone else killed the server: not asked for',
+    facts: { exit: [null, 'SIGKILL'] },
+    diagnostic: 'none',
+    lines: [],
+    exitCode: 137,
+  },
   {
     name: 'crashed before answering anything: exited early, with its last stderr lines',
     facts: { answered: false, exit: [1, null], stderrTail: ['Error: boom', '    at main'] },
@@ -43,7 +76,7 @@ const rows: Row[] = [
     exitCode: 2,
     recorded: { exitedEarly: { message: 'the MCP server exited with code 2 before answering anything — it wrote nothing to stderr', stderr: [] } },
   },
-  { name: 'a clean exit before any answer, after the host closed stdin with nothing pending: a smoke test, not a failure', facts: { answered: false }, diagnostic: 'none', lines: [], exitCode: 0 },
+  { name: 'a clean exit before any answer, after the host closed stdin with nothing pending: a smoke test, not a failure', facts: { answered: false }, diagnostic: 'none', lines: [], exitCode: 0, asked: true },
   {
     name: 'a clean exit before any answer while the host still had stdin open',
     facts: { answered: false, hostClosed: false },
@@ -60,7 +93,14 @@ const rows: Row[] = [
     exitCode: 0,
     recorded: early(`${P}the MCP server exited with code 0 before answering anything — it wrote nothing to stderr`),
   },
-  { name: 'stopped by us (a signal to the proxy): no diagnostic, 128 + the signal', facts: { answered: false, stoppedByUs: true, exit: [null, 'SIGTERM'] }, diagnostic: 'none', lines: [], exitCode: 143 },
+  {
+    name: 'stopped by us (a signal to the proxy): no diagnostic, 128 + the signal',
+    facts: { answered: false, stoppedByUs: true, sentSignals: ['SIGTERM'], exit: [null, 'SIGTERM'] },
+    diagnostic: 'none',
+    lines: [],
+    exitCode: 143,
+    asked: true,
+  },
   {
     name: 'killed by SIGKILL before answering',
     facts: { answered: false, exit: [null, 'SIGKILL'] },
@@ -105,6 +145,7 @@ const rows: Row[] = [
     diagnostic: 'none',
     lines: [`${P}3 line(s) the server wrote to stdout were not JSON-RPC and were relayed verbatim — stdout is the MCP wire; log to stderr (see "stdout noise" on the graph)`],
     exitCode: 0,
+    asked: true,
   },
   {
     name: 'an early exit and noise: the diagnostic first, then the count',
@@ -117,7 +158,7 @@ const rows: Row[] = [
     exitCode: 1,
     recorded: early(`${P}the MCP server exited with code 1 before answering anything — it wrote nothing to stderr`),
   },
-  { name: 'neither code nor signal known: exit 1', facts: { exit: [null, null] }, diagnostic: 'none', lines: [], exitCode: 1 },
+  { name: 'neither code nor signal known: exit 1', facts: { exit: [null, null] }, diagnostic: 'none', lines: [], exitCode: 1, asked: true },
 ];
 
 for (const row of rows) {
@@ -129,7 +170,7 @@ for (const row of rows) {
     t.equal(diagnosis.exitCode, row.exitCode, 'exit code');
     t.strictSame(
       diagnosis.end,
-      { exitedEarly: row.recorded?.exitedEarly, exitedUnobserved: row.recorded?.exitedUnobserved, exitCode: facts.exit[0], signal: facts.exit[1] },
+      { exitedEarly: row.recorded?.exitedEarly, exitedUnobserved: row.recorded?.exitedUnobserved, exitCode: facts.exit[0], signal: facts.exit[1], ...(row.asked === true ? { asked: true } : {}) },
       'what the run is told',
     );
     if (row.recorded === undefined) t.equal(diagnosis.end.exitedEarly ?? diagnosis.end.exitedUnobserved, undefined, 'no failure recorded');

@@ -35,6 +35,21 @@ const playbook: Array<[string, SessionEnd, SessionEndRecord]> = [
     { status: 'ok', error: { name: 'McpServerExited', message: 'the MCP server was killed by SIGKILL', data: { exitCode: null, signal: 'SIGKILL' } } },
   ],
   [
+    'the host asked for the end (SIGINT passed on, the server died of it): the node ends well, saying so',
+    { exitCode: null, signal: 'SIGINT', asked: true },
+    { status: 'ok', output: { exitCode: null, signal: 'SIGINT', endedBy: 'host' } },
+  ],
+  [
+    'the host closed its input and the server exited 1: asked for, the code kept',
+    { exitCode: 1, signal: null, asked: true },
+    { status: 'ok', output: { exitCode: 1, signal: null, endedBy: 'host' } },
+  ],
+  [
+    'an early death wins over asked (it died before answering anything)',
+    { exitedEarly: { message: 'early', stderr: [] }, exitCode: 1, signal: null, asked: true },
+    { status: 'error', error: { name: 'McpServerExitedEarly', message: 'early', data: { exitCode: 1, signal: null, stderr: [] } } },
+  ],
+  [
     'a spawn error wins over everything else',
     { spawnError: { message: 'no' }, exitedEarly: { message: 'early', stderr: [] }, exitCode: 1 },
     { status: 'error', error: { name: 'SpawnError', message: 'no', data: { code: undefined } } },

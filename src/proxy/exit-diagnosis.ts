@@ -28,6 +28,8 @@ export interface ExitFacts {
   serverDegraded: boolean;
   /** The host had closed our stdin (or it broke). */
   hostClosed: boolean;
+  /** The signals the proxy sent the server to stop it (none when it was not told to stop). */
+  sentSignals: readonly NodeJS.Signals[];
   /** Requests of the host still unanswered. */
   pending: number;
   /** Non-JSON-RPC lines the server wrote to stdout. */
@@ -75,6 +77,19 @@ export function exitDiagnostic(facts: ExitFacts): ExitDiagnostic {
   return facts.pending > 0 || crashed || !facts.hostClosed ? 'exited-early' : 'none';
 }
 
+/**
+ * Was the server's end one the host asked for? It was when the host ended
+ * the session (signalled the proxy, which passed the signal on, or closed
+ * our stdin) and the server then exited, or died of a signal the proxy sent
+ * it. A server that died of a signal nobody here sent (SIGSEGV, a kill from
+ * elsewhere) was not asked to, whatever the host did.
+ */
+export function endAsked(facts: Pick<ExitFacts, 'exit' | 'stoppedByUs' | 'hostClosed' | 'sentSignals'>): boolean {
+  const signal = facts.exit[1];
+  if (!facts.stoppedByUs && !facts.hostClosed) return false;
+  return signal === null || facts.sentSignals.includes(signal);
+}
+
 /** The diagnostic's line, what the run is told, and the exit code, for the end of a session whose server ran. */
 export function diagnoseExit(facts: ExitFacts): ExitDiagnosis {
   const [code, signal] = facts.exit;
@@ -91,7 +106,8 @@ export function diagnoseExit(facts: ExitFacts): ExitDiagnosis {
     else unobserved = recorded;
   }
   if (facts.noise > 0) lines.push(messages.stdoutNoiseSummary(facts.noise));
-  return { diagnostic, lines, end: { exitedEarly: early, exitedUnobserved: unobserved, exitCode: code, signal }, exitCode: proxyExitCode(facts.exit) };
+  const asked = diagnostic === 'none' && endAsked(facts);
+  return { diagnostic, lines, end: { exitedEarly: early, exitedUnobserved: unobserved, exitCode: code, signal, ...(asked ? { asked } : {}) }, exitCode: proxyExitCode(facts.exit) };
 }
 
 /** What the proxy says and records about a server command that could not be started. */

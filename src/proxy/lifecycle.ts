@@ -56,6 +56,8 @@ export interface LifecycleState {
   readonly stoppedByUs: boolean;
   /** The host closed our stdin, or it broke: a server that exits then was asked to, or has nobody left. */
   readonly hostClosed: boolean;
+  /** The signals the proxy sent to stop the session's servers (passed on from the host, SIGTERM after the grace, SIGKILL after that). */
+  readonly sentSignals: readonly NodeJS.Signals[];
   /** The host is done with us and the server's grace period has begun. */
   readonly graceStarted: boolean;
   /** Told to end (by this signal) while a restart was under way: the restart starts no server, or the one it started is stopped. */
@@ -134,6 +136,7 @@ export function initialState(config: LifecycleConfig): LifecycleState {
     restarting: false,
     stoppedByUs: false,
     hostClosed: false,
+    sentSignals: [],
     graceStarted: false,
     ending: undefined,
     earlySignal: undefined,
@@ -191,7 +194,8 @@ export function step(state: LifecycleState, event: LifecycleEvent): Step {
     case 'grace-expired':
       return terminate(state, 'SIGTERM');
     case 'kill-grace-expired':
-      return { state, effects: state.gone.includes(event.server) ? NOTHING : [{ type: 'signal-tree', server: event.server, signal: 'SIGKILL' }] };
+      if (state.gone.includes(event.server)) return { state, effects: NOTHING };
+      return { state: withSent(state, 'SIGKILL'), effects: [{ type: 'signal-tree', server: event.server, signal: 'SIGKILL' }] };
     case 'server-exited':
       return serverExited(state, event);
     default:
@@ -240,12 +244,17 @@ function terminate(state: LifecycleState, signal: NodeJS.Signals): Step {
     return noServer(told) ? end(told, told.lastExit) : { state: told, effects: NOTHING };
   }
   return {
-    state: { ...told, stoppedByUs: true },
+    state: { ...withSent(told, signal), stoppedByUs: true },
     effects: [
       { type: 'signal-tree', server, signal },
       { type: 'timer', ms: told.config.killGraceMs, fire: { type: 'kill-grace-expired', server } },
     ],
   };
+}
+
+/** `signal` noted among those the proxy sent (once). */
+function withSent(state: LifecycleState, signal: NodeJS.Signals): LifecycleState {
+  return state.sentSignals.includes(signal) ? state : { ...state, sentSignals: [...state.sentSignals, signal] };
 }
 
 /** The host is done with us: the server gets the grace period, then SIGTERM. */

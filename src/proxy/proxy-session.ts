@@ -324,6 +324,7 @@ export class ProxySession implements RestartHost {
       stoppedByUs: state.stoppedByUs,
       serverDegraded: this.#serverDegraded,
       hostClosed: state.hostClosed,
+      sentSignals: state.sentSignals,
       pending: relay.correlator.outstanding('client-to-server').length,
       noise: tally.noise(),
       stderrTail: this.#options.inheritStderr ? 'inherited' : this.#stderr.tail.lines(),

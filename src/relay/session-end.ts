@@ -37,6 +37,13 @@ export interface SessionEnd {
   exitCode?: number | null;
   /** The signal that ended the process, if one did. */
   signal?: NodeJS.Signals | null;
+  /**
+   * The host asked for this end: it signalled the proxy (which passed the
+   * signal on) or closed the proxy's input, and the server then exited or
+   * died of the signal it was sent. A normal end, whatever the exit code or
+   * signal.
+   */
+  asked?: boolean;
 }
 
 /** What {@link sessionEndRecord} says of a session's end. */
@@ -45,16 +52,17 @@ export interface SessionEndRecord {
   status: 'ok' | 'error';
   /** The session node ends in this error (`instance.error`), when set. */
   error?: InstanceError;
-  /** Otherwise the session node ends well (`instance.finished`) with this output. */
-  output?: { exitCode: number | null; signal: NodeJS.Signals | null };
+  /** Otherwise the session node ends well (`instance.finished`) with this output (`endedBy: 'host'`: the host asked for the end). */
+  output?: { exitCode: number | null; signal: NodeJS.Signals | null; endedBy?: 'host' };
 }
 
 /**
  * A session's end, recorded: the run fails only when the server could not
- * start or died before answering anything. A server that answered and then
- * exited badly (or was killed), or failed once its answers could no longer
- * be seen, leaves the run ok, its session node ending in
- * `McpServerExited`; a clean exit ends the node well.
+ * start or died before answering anything. An end the host asked for (see
+ * {@link SessionEnd.asked}) ends the node well, as a clean exit does. A
+ * server that answered and then exited badly (or was killed) by itself, or
+ * failed once its answers could no longer be seen, leaves the run ok, its
+ * session node ending in `McpServerExited`.
  */
 export function sessionEndRecord(end: SessionEnd): SessionEndRecord {
   const exitCode = end.exitCode ?? null;
@@ -69,6 +77,8 @@ export function sessionEndRecord(end: SessionEnd): SessionEndRecord {
   if (end.exitedEarly) {
     return { status: 'error', error: { name: 'McpServerExitedEarly', message: end.exitedEarly.message, data: { exitCode, signal, stderr: end.exitedEarly.stderr } } };
   }
+  // The host ended the session: the server going (by the signal passed on, or once its input closed) is the normal end.
+  if (end.asked === true) return { status: 'ok', output: { exitCode, signal, endedBy: 'host' } };
   if ((end.exitCode !== 0 && end.exitCode !== undefined) || signal !== null) {
     // It answered at least once: the conversation happened, the run is ok,
     // but the session node still shows how the process ended.
