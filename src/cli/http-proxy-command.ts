@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import { DEFAULT_HTTP_PROXY_PORT, listenAddress, startHttpProxy } from '../http-proxy/start.js';
+import { DEFAULT_SESSION_IDLE_MS } from '../http-proxy/idle-sessions.js';
 import { HTTP_PROXY_PREFIX } from '../http-proxy/texts.js';
 import { createStderrSink } from '../proxy/stderr-sink.js';
 import { DEFAULT_PORT } from '../report/config.js';
@@ -20,6 +21,7 @@ export interface HttpProxyFlags {
   trace: boolean;
   'wait-for-attach': boolean;
   'max-frame-bytes': number;
+  'session-idle': number;
 }
 
 /** What is wrong with the flag values, in one line, or undefined. */
@@ -38,6 +40,8 @@ export function httpProxyFlagsProblem(flags: HttpProxyFlags): string | undefined
   if (!Number.isSafeInteger(size) || size < 1) return '--max-frame-bytes must be a positive whole number of bytes';
   const port = flags.port;
   if (!Number.isInteger(port) || port < 1 || port > 65535) return '--port must be a port number (1-65535)';
+  const idle = flags['session-idle'];
+  if (!Number.isFinite(idle) || idle < 0) return '--session-idle must be a number of seconds (0: never)';
   return undefined;
 }
 
@@ -69,6 +73,12 @@ export function httpProxyFlags(yargs: Argv): Argv<HttpProxyFlags> {
     .option('trace', { type: 'boolean', default: false, describe: 'Print one line per JSON-RPC message on stderr (works with no debugger running)' })
     .option('wait-for-attach', { type: 'boolean', default: false, describe: 'Let the first requests wait (up to 3 s after the start) until the debugger attaches' })
     .option('max-frame-bytes', { type: 'number', requiresArg: true, default: DEFAULT_MAX_FRAME_BYTES, describe: 'Largest body or SSE event parsed; a larger one is relayed unread' })
+    .option('session-idle', {
+      type: 'number',
+      requiresArg: true,
+      default: DEFAULT_SESSION_IDLE_MS / 1000,
+      describe: "End a session's run once none of its requests has been under way for this many seconds (a client that left without a DELETE); 0: never",
+    })
     .check((argv) => {
       const problem = httpProxyFlagsProblem(argv as unknown as HttpProxyFlags);
       if (problem !== undefined) throw new Error(problem);
@@ -97,6 +107,7 @@ export async function runHttpProxyCommand(flags: HttpProxyFlags): Promise<void> 
       trace: flags.trace,
       waitForAttach: flags['wait-for-attach'],
       maxFrameBytes: flags['max-frame-bytes'],
+      sessionIdleMs: Math.round(flags['session-idle'] * 1000),
       stderr: sink,
     });
   } catch (error) {

@@ -15,6 +15,7 @@ import { FrameRoutes, HttpHoldWire } from './hold-wire.js';
 import { HostExchange, type ExchangeContext } from './host-exchange.js';
 import { McpHttpSession } from './http-session.js';
 import { routeOf } from './routing.js';
+import { DEFAULT_SESSION_IDLE_MS, IdleSessions } from './idle-sessions.js';
 import { SessionTable } from './session-table.js';
 import { CLIENT_CLOSED, HTTP_PROXY_PREFIX } from './texts.js';
 import { UpstreamClient } from './upstream.js';
@@ -45,6 +46,11 @@ export interface HttpProxyOptions {
   maxFrameBytes?: number;
   /** One line per JSON-RPC message on `stderr`. @default false */
   trace?: boolean;
+  /**
+   * A session's run ends once none of its requests has been under way for
+   * this long (its client left without a DELETE); 0: never. @default 300000
+   */
+  sessionIdleMs?: number;
   /** Where diagnostics go. @default undefined (nowhere) */
   stderr?: TextSink;
   /**
@@ -79,6 +85,7 @@ export class HttpProxy {
   readonly core: DebuggerGate | undefined;
   readonly #client: UpstreamClient;
   readonly #sessions: SessionTable;
+  readonly #idle: IdleSessions;
   readonly #routes = new FrameRoutes();
   /** What every exchange shares. */
   readonly #context: ExchangeContext;
@@ -103,6 +110,8 @@ export class HttpProxy {
     this.#env = env;
     this.#loopAllow = loopAllowList(env);
     this.#sessions = new SessionTable((sessionId) => this.#newSession(sessionId));
+    const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+    this.#idle = new IdleSessions(idleMs, (session) => this.#sessions.endIdle(session, idleMs));
     this.#context = { upstream: client, sessions: this.#sessions, routes: this.#routes, maxFrameBytes: this.#max };
     if ((options.report ?? true) && !switchOn(env.GRAPHMIND_DISABLED)) {
       const reporter = new Reporter({ port: options.port, url: options.url, dataDir: options.dataDir, env });
@@ -149,7 +158,10 @@ export class HttpProxy {
   #mcp(req: IncomingMessage, res: ServerResponse): void {
     if (req.method !== 'POST') {
       const session = this.#sessions.sessionOf(req, undefined);
-      if (session !== undefined) this.#sessions.remember(session, req);
+      if (session !== undefined) {
+        this.#sessions.remember(session, req);
+        this.#idle.busy(session, res);
+      }
       new HostExchange(this.#context, req, res, session, undefined, undefined).send();
       return;
     }
@@ -186,6 +198,7 @@ export class HttpProxy {
       return;
     }
     sessions.remember(session, req);
+    this.#idle.busy(session, res);
     const frame = session.frame(body, 'client-to-server', at);
     const pending = session.check(frame);
     if (pending === undefined) {
@@ -255,6 +268,7 @@ export class HttpProxy {
   async close(flushMs = 2000): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#idle.clear();
     this.#sessions.close();
     this.core?.stop();
     const reporter = this.reporter;

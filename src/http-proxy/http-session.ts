@@ -3,6 +3,7 @@ import type { HideSettings } from '../report/hide.js';
 import type { Reporter } from '../report/reporter.js';
 import { FrameHolds, type HoldingNotice, type HoldWire } from '../relay/frame-holds.js';
 import { RelayRecorder } from '../relay/relay-recorder.js';
+import type { SessionEnd } from '../relay/session-end.js';
 import { classify } from '../streams/classifier.js';
 import { Correlator } from '../streams/correlator.js';
 import { newFrame, type Direction, type Frame } from '../streams/frame.js';
@@ -132,13 +133,13 @@ export class McpHttpSession {
     return this.holds.check(frame);
   }
 
-  /** Close the run: its holds go on, its calls still open end unanswered. */
-  finish(): void {
+  /** Close the run (`end`: how the session ended, when known): its holds go on, its calls still open end unanswered. */
+  finish(end: SessionEnd = {}): void {
     if (this.#finished) return;
     this.#finished = true;
     try {
       this.holds.stop();
-      this.recorder.finish({});
+      this.recorder.finish(end);
     } catch {
       // The session is over either way.
     }

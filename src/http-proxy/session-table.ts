@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { rawHeader } from './headers.js';
+import type { SessionEnd } from '../relay/session-end.js';
 import type { McpHttpSession } from './http-session.js';
 import { EndedIds, isInitialize, sessionForConnection, sessionForId, type SessionLook } from './session-rules.js';
 
@@ -113,13 +114,27 @@ export class SessionTable {
 
   /** End `session`'s run (once); a client that goes on with its id (until it sees the 404) starts no new run. */
   end(session: McpHttpSession): void {
-    if (session.finished) return;
-    session.finish();
+    if (this.#forget(session, {})) this.#endedIds.add(session.sessionId as string);
+  }
+
+  /**
+   * End the run of `session`, idle for `idleMs`. The server still knows its
+   * id: a client that comes back with it later starts a new run, followed
+   * from then on.
+   */
+  endIdle(session: McpHttpSession, idleMs: number): void {
+    this.#forget(session, { idleMs });
+  }
+
+  /** Finish `session` and drop it from the table; true if it had an id. */
+  #forget(session: McpHttpSession, end: SessionEnd): boolean {
+    if (session.finished) return false;
+    session.finish(end);
     this.#live.delete(session);
     const id = session.sessionId;
-    if (id === undefined) return;
+    if (id === undefined) return false;
     if (this.#byId.get(id) === session) this.#byId.delete(id);
-    this.#endedIds.add(id);
+    return true;
   }
 
   /** End every session; from now on no request belongs to one. */

@@ -44,6 +44,11 @@ export interface SessionEnd {
    * signal.
    */
   asked?: boolean;
+  /**
+   * An HTTP session that ended because nothing of it was under way for this
+   * many milliseconds (its client left without a DELETE). A normal end.
+   */
+  idleMs?: number;
 }
 
 /** What {@link sessionEndRecord} says of a session's end. */
@@ -52,8 +57,8 @@ export interface SessionEndRecord {
   status: 'ok' | 'error';
   /** The session node ends in this error (`instance.error`), when set. */
   error?: InstanceError;
-  /** Otherwise the session node ends well (`instance.finished`) with this output (`endedBy: 'host'`: the host asked for the end). */
-  output?: { exitCode: number | null; signal: NodeJS.Signals | null; endedBy?: 'host' };
+  /** Otherwise the session node ends well (`instance.finished`) with this output (`endedBy`: `host`, the host asked for the end; `idle`, nothing of an HTTP session was under way for `idleMs`). */
+  output?: { exitCode: number | null; signal: NodeJS.Signals | null; endedBy?: 'host' | 'idle'; idleMs?: number };
 }
 
 /**
@@ -79,6 +84,7 @@ export function sessionEndRecord(end: SessionEnd): SessionEndRecord {
   }
   // The host ended the session: the server going (by the signal passed on, or once its input closed) is the normal end.
   if (end.asked === true) return { status: 'ok', output: { exitCode, signal, endedBy: 'host' } };
+  if (end.idleMs !== undefined) return { status: 'ok', output: { exitCode, signal, endedBy: 'idle', idleMs: end.idleMs } };
   if ((end.exitCode !== 0 && end.exitCode !== undefined) || signal !== null) {
     // It answered at least once: the conversation happened, the run is ok,
     // but the session node still shows how the process ended.
