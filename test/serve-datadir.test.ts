@@ -236,7 +236,7 @@ t.test('a log that fails when it is reopened: one warning for its run, which sta
   }
   await store.close();
   t.equal(warnings.length, 1, 'one warning, not one per line');
-  t.match(warnings[0], new RegExp(`^the log of run ${broken} stopped: cannot write ${brokenFile} \\(EISDIR: [^\\n]*\\); the run goes on in memory, but after a restart it ends here$`));
+  t.match(warnings[0], new RegExp(`^the log of run ${broken} stopped: could not write ${brokenFile}: EISDIR: [^\\n]*; the run goes on in memory, but after a restart it ends here$`));
   t.equal(readFileSync(`${brokenFile}.moved`, 'utf8'), (feed.logged.get(broken) ?? []).slice(0, 2).map((line) => `${line}\n`).join(''), 'its log is what was written before the error');
   t.equal(store.get(broken)?.logs.length, 11, 'the run itself has every line');
   t.equal(readFileSync(join(dir, `${fine}.jsonl`), 'utf8'), (feed.logged.get(fine) ?? []).map((line) => `${line}\n`).join(''), 'the other run: every line');
@@ -263,8 +263,8 @@ t.test('serve: a log that cannot be written is one line on stderr for its run, a
   const lines = server.stderr().split('\n').filter((line) => line !== '');
   t.equal(lines.length, 2, 'two lines in all: one per broken run, not one per line', { stderr: server.stderr() });
   const about = (id: string): string[] => lines.filter((line) => line.includes(id));
-  t.match(about(unopenable), [new RegExp(`^graphmind: the log of run ${unopenable} stopped: cannot write .*${unopenable}\\.jsonl \\(EISDIR: .*\\); the run goes on in memory, but after a restart it ends here$`)]);
-  t.match(about(unwritable), [new RegExp(`^graphmind: the log of run ${unwritable} stopped: cannot write .*${unwritable}\\.jsonl \\(ENOSPC: .*\\); the run goes on in memory`)]);
+  t.match(about(unopenable), [new RegExp(`^graphmind: the log of run ${unopenable} stopped: could not write .*${unopenable}\\.jsonl: EISDIR: .*; the run goes on in memory, but after a restart it ends here$`)]);
+  t.match(about(unwritable), [new RegExp(`^graphmind: the log of run ${unwritable} stopped: the disk is full: could not write .*${unwritable}\\.jsonl \\(ENOSPC\\); the run goes on in memory`)]);
   t.equal((await api(server.port, server.token, 'GET', '/api/health')).status, 200, 'serve still answers');
   for (const id of [unopenable, unwritable]) t.equal(((await api(server.port, server.token, 'GET', `/api/runs/${id}`)).json as Run).logs.length, 5, `${id}: every line in memory`);
   reporter.send([(runsOf[2] as RunEvents).next({ type: 'run.finished', status: 'ok' })]);

@@ -91,6 +91,16 @@ export interface RunSummary {
     /** `meta.serverInfo.version`, when it is a string. */
     version?: string;
   };
+  /**
+   * Why this run's log stopped being written, in one line that names the
+   * file: `the disk is full: could not write <file> (ENOSPC)`, or another
+   * error as the system gave it. Set by the server when a write to the log
+   * fails; absent while every event reaches the log. The run goes on in
+   * memory (and in the viewer), but what came after is not on disk: after
+   * a restart the run ends where its log does. An extension of the
+   * summary: a client that does not know it can ignore it.
+   */
+  recordingStopped?: string;
 }
 
 /** A run with everything recorded in it. */

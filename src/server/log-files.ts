@@ -1,8 +1,21 @@
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import PQueue from 'p-queue';
+import { endLastLine } from './end-line.js';
 
 /** Most log files {@link LogFiles} keeps open at once, unless told otherwise. */
 export const MAX_OPEN_LOGS = 64;
+
+/**
+ * How a log's bytes reach its descriptor, as `fs.write` and `fs.close` do
+ * it (a test passes one that writes part of a chunk and then fails, as a
+ * disk that fills up mid-write does).
+ */
+export interface LogWriter {
+  /** Write `length` bytes of `buffer` from `offset`; `callback` gets the error or the bytes written. */
+  write(fd: number, buffer: Buffer, offset: number, length: number, position: number | null, callback: (error: NodeJS.ErrnoException | null, written?: number) => void): void;
+  /** Close the descriptor. */
+  close(fd: number, callback: (error?: NodeJS.ErrnoException | null) => void): void;
+}
 
 /** Options for {@link LogFiles}. */
 export interface LogFilesOptions {
@@ -15,7 +28,10 @@ export interface LogFilesOptions {
   /**
    * Told of the first error opening or writing a file. What is written to
    * that file afterwards is dropped, so that it keeps an unbroken start of
-   * what it was given, until {@link LogFiles.forget} is called for it.
+   * what it was given, until {@link LogFiles.discard} is called for it.
+   * A write that failed part-way may leave a torn last line: it is ended
+   * (a newline appended) as soon as the disk takes it, and at the latest
+   * before anything else is appended to that file.
    */
   onError: (file: string, error: Error) => void;
   /**
@@ -23,6 +39,14 @@ export interface LogFilesOptions {
    * @default `fs.openSync(file, 'a', 0o600)`
    */
   open?: (file: string) => number;
+  /** Writes to the descriptors opened. @default `fs.write` and `fs.close` (and `fs.writev`) */
+  writer?: LogWriter;
+  /**
+   * Ends a torn last line of a file whose write failed (see `endLastLine`);
+   * throws when it cannot.
+   * @default {@link endLastLine}
+   */
+  endLine?: (file: string) => void;
   /**
    * When the process (or the system) has no descriptor to spare (EMFILE,
    * ENFILE: sockets use them too), how long to wait before trying again,
@@ -79,6 +103,10 @@ export class LogFiles {
   /** Streams not yet closed, ending ones included: the descriptors in use. */
   #inUse = 0;
   readonly #failed = new Set<string>();
+  /** Files whose last write failed part-way and could not be ended yet: they may end mid-line. */
+  readonly #torn = new Set<string>();
+  readonly #writer: LogWriter | undefined;
+  readonly #endLine: (file: string) => void;
 
   readonly #openFile: (file: string) => number;
   /** {@link LogFiles.endAll} was called: the process is shutting down. */
@@ -91,6 +119,8 @@ export class LogFiles {
     this.#slots = new PQueue({ concurrency: this.#maxOpen });
     this.#onError = options.onError;
     this.#openFile = options.open ?? ((file) => openSync(file, 'a', 0o600));
+    this.#writer = options.writer;
+    this.#endLine = options.endLine ?? endLastLine;
     this.#retryMs = options.retryMs ?? 1000;
     this.#retries = options.retries ?? 10;
   }
@@ -206,7 +236,8 @@ export class LogFiles {
       this.#settle(entry);
       return Promise.resolve();
     }
-    const stream = createWriteStream('', { fd });
+    // Only a test's writer is passed: without one the stream keeps fs.writev for batched chunks.
+    const stream = this.#writer === undefined ? createWriteStream('', { fd }) : createWriteStream('', { fd, fs: this.#writer });
     this.#inUse++;
     entry.stream = stream;
     entry.ending = false;
@@ -218,6 +249,8 @@ export class LogFiles {
         this.#inUse--;
         entry.stream = undefined;
         this.#open.delete(entry.file);
+        // A write that failed may have left half a line: end it now if the disk takes it.
+        if (this.#torn.has(entry.file)) this.#mend(entry.file);
         resolve();
         if (entry.waiting.length > 0 && !this.#failed.has(entry.file)) this.#enqueue(entry);
         else this.#settle(entry);
@@ -225,6 +258,11 @@ export class LogFiles {
     });
     const chunks = entry.waiting;
     entry.waiting = [];
+    // Written again after a failure (see discard): nothing goes after half a line without a newline first.
+    if (this.#torn.has(entry.file) && !this.#mend(entry.file)) {
+      this.#torn.delete(entry.file);
+      stream.write('\n');
+    }
     for (const chunk of chunks) stream.write(chunk);
     if (entry.endWhenWritten) this.#endStream(entry);
     // Others waiting for a slot meanwhile: the least recently written makes room.
@@ -241,6 +279,7 @@ export class LogFiles {
   #fail(entry: Entry, error: Error): void {
     // The stream is done for: it closes by itself, and is no descriptor to take back.
     entry.ending = true;
+    this.#torn.add(entry.file);
     this.#open.delete(entry.file);
     this.#giveUp(entry, error);
   }
@@ -251,6 +290,18 @@ export class LogFiles {
     if (this.#failed.has(entry.file)) return;
     this.#failed.add(entry.file);
     this.#onError(entry.file, error);
+  }
+
+  /** End the torn last line of `file`; true once it is ended (or was not torn after all). */
+  #mend(file: string): boolean {
+    try {
+      this.#endLine(file);
+    } catch {
+      // The disk is still full: the next append (or the next start's load) ends it.
+      return false;
+    }
+    this.#torn.delete(file);
+    return true;
   }
 
   /** Nothing open, nothing waiting: forget the entry and tell who waits for that. */

@@ -4,6 +4,7 @@ import { RUN_ID_PATTERN, type RunSummary } from '../protocol/run-model.js';
 import type { RunEvent } from '../protocol/ingest.js';
 import type { BatchText } from './batch-text.js';
 import { LogFiles, MAX_OPEN_LOGS } from './log-files.js';
+import { diskErrorLine } from './disk-error.js';
 import { readRunLog } from '../export/read-run-log.js';
 import { RunState } from '../protocol/run-state.js';
 
@@ -70,6 +71,11 @@ export class RunStore {
   /** Runs deleted on request in this server's life (the last {@link MAX_DELETED}), oldest first: they stay deleted. */
   readonly #deleted = new Set<string>();
   #trimScheduled = false;
+  /**
+   * Told when a run's log stops being written (a full disk): the run's
+   * summary then says why in `recordingStopped`. serve tells the viewers.
+   */
+  onRecordingStopped: ((state: RunState) => void) | undefined;
 
   constructor(options: RunStoreOptions) {
     this.dir = options.dir;
@@ -80,8 +86,7 @@ export class RunStore {
     this.#warn = (line) => onWarning(line.replace(/[\r\n]+/g, ' '));
     this.#files = new LogFiles({
       maxOpen: options.maxOpenLogs ?? MAX_OPEN_LOGS,
-      onError: (file, error) =>
-        this.#warn(`the log of run ${basename(file, '.jsonl')} stopped: cannot write ${file} (${error.message}); the run goes on in memory, but after a restart it ends here`),
+      onError: (file, error) => this.#recordingStopped(file, error),
     });
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
   }
@@ -103,6 +108,19 @@ export class RunStore {
     // --max-runs may be smaller than what an earlier start kept.
     this.#enforceRetention(undefined);
     return { runs: this.#runs.size, skippedLines };
+  }
+
+  /** A run's log cannot be written any more: said once on stderr, and on the run's summary for the viewers. */
+  #recordingStopped(file: string, error: Error): void {
+    const runId = basename(file, '.jsonl');
+    const reason = diskErrorLine(file, error);
+    this.#warn(`the log of run ${runId} stopped: ${reason}; the run goes on in memory, but after a restart it ends here`);
+    const state = this.#runs.get(runId);
+    if (state === undefined) return;
+    state.summary.recordingStopped = reason;
+    // A new revision: GET /api/runs/:runId must not serve the copy it cached before.
+    state.revision++;
+    this.onRecordingStopped?.(state);
   }
 
   /** Rebuild one run from its log, line by line (see `readRunLog`); returns how many lines were unreadable. */

@@ -136,6 +136,8 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   }
   const { token, tokenFile, store, skippedLines } = opened;
   store.observer = otlp;
+  // A log that stops being written (a full disk) is news for the viewers: the summary says why.
+  store.onRecordingStopped = (state) => feed.broadcast({ type: 'run.updated', run: { ...state.summary } });
   const transfer = createRunTransfer(store, feed, version);
   const maxBody = options.maxBody ?? 64 * 1024 * 1024;
   const controls = createControls({ store, holds, feed, version, maxBody, pauseOnError: options.pauseOnError ?? true, transfer, otlp, runGone });

@@ -46,6 +46,21 @@ function hintCounts(run: RunModel): string {
   return [...counts].map(([kind, count]) => `${count} ${kind === 'custom' ? 'node' : kind}${count === 1 ? '' : 's'}`).join(', ');
 }
 
+/**
+ * The notice of a run whose log stopped being written (a full disk): what
+ * the page shows from then on is in memory only, and a restart loses it.
+ */
+function recordingNotice(reason: string | undefined): HTMLElement | null {
+  if (reason === undefined) return null;
+  return el(
+    'p',
+    { class: 'recording-stopped', attrs: { role: 'status' } },
+    el('strong', { text: 'Recording stopped: ' }),
+    el('span', { class: 'recording-reason', text: cut(reason, 500) }),
+    el('span', { text: '. What happens next is shown here but not saved: after the debugger restarts, this run ends where its recording stopped.' }),
+  );
+}
+
 /** The header of the selected run. */
 export class RunHeader {
   readonly element: HTMLElement;
@@ -72,7 +87,7 @@ export class RunHeader {
       return;
     }
     const { summary, meta } = run;
-    const sig = `${summary.runId}|${summary.status}|${summary.endedAt}|${summary.name}|${run.droppedEvents}|${run.hinted.size}|${JSON.stringify(meta).length}`;
+    const sig = `${summary.runId}|${summary.status}|${summary.endedAt}|${summary.name}|${run.droppedEvents}|${run.hinted.size}|${JSON.stringify(meta).length}|${summary.recordingStopped ?? ''}`;
     if (sig === this.#sig) {
       this.tick();
       return;
@@ -120,6 +135,7 @@ export class RunHeader {
       this.element,
       title,
       el('div', { class: 'run-facts muted' }, ...facts, ...links, jsonBlock('meta', meta, false, 'meta')),
+      recordingNotice(summary.recordingStopped),
       this.#restarts.render(run),
       run.droppedEvents > 0 ? el('p', { class: 'warn-text', text: `${plural(run.droppedEvents, 'event was', 'events were')} dropped by the reporter while the debugger was away or behind.` }) : null,
       run.hinted.size > 0

@@ -38,6 +38,8 @@ export class RunModel extends RunReplay {
 
   constructor(run: FetchedRun) {
     super({ runId: run.runId, name: run.name, source: run.source, status: run.status, startedAt: run.startedAt, endedAt: run.endedAt });
+    // The header says when the run's log stopped being written (a full disk).
+    if (typeof run.recordingStopped === 'string') this.summary.recordingStopped = run.recordingStopped;
     this.meta = { ...run.meta };
     this.droppedEvents = run.droppedEvents ?? 0;
     for (const node of run.nodes) this.addNode({ nodeId: node.nodeId, kind: node.kind, parent: node.parent, label: node.label });
