@@ -1,4 +1,6 @@
-import { writeFileSync } from 'node:fs';
+import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
+import { Transform, Writable, type TransformCallback } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
@@ -30,47 +32,91 @@ export function exportFlags(yargs: Argv): Argv<ExportFlags> {
     }) as unknown as Argv<ExportFlags>;
 }
 
+/** The file of `-o`, made only at its first byte (a run that is not there leaves no file behind). */
+class LazyFile extends Writable {
+  readonly #path: string;
+  #file: WriteStream | undefined;
+
+  constructor(path: string) {
+    super();
+    this.#path = path;
+  }
+
+  #open(): WriteStream {
+    if (this.#file === undefined) {
+      this.#file = createWriteStream(this.#path, { mode: 0o600 });
+      this.#file.on('error', (error) => this.destroy(error));
+    }
+    return this.#file;
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    if (this.#open().write(chunk)) done();
+    else this.#file?.once('drain', () => done());
+  }
+
+  override _final(done: (error?: Error | null) => void): void {
+    this.#open().end(() => done());
+  }
+
+  /** Remove what was written (the export failed part way). */
+  remove(): void {
+    if (this.#file === undefined) return;
+    this.#file.destroy();
+    rmSync(this.#path, { force: true });
+  }
+}
+
 /**
  * `graphmind export`: the run from the running debugger's API
- * (`GET /api/runs/:runId/export`), else from the data directory's log.
- * Exits 1 with one line when there is no such run.
+ * (`GET /api/runs/:runId/export`), else from the data directory's log,
+ * streamed to `-o <file>` or stdout as it comes. Exits 1 with one line
+ * when there is no such run, or when the export fails part way (a
+ * partial `-o` file is removed).
  */
 export async function runExportCommand(flags: ExportFlags, version: string): Promise<void> {
   const { LoopbackClient, DebuggerUnavailable, answerError } = await import('../client/loopback-client.js');
   const dataDir = flags['data-dir'] ?? defaultDataDir();
   const { runId, format } = flags;
+  const file = flags.output === undefined ? undefined : new LazyFile(flags.output);
   const fail = (line: string): never => {
+    file?.remove();
     process.stderr.write(`graphmind export: ${line}\n`);
     process.exit(1);
   };
-  let body: Buffer;
+  file?.on('error', (error) => fail(`cannot write ${flags.output}: ${error.message}`));
+  const counted = new Counter();
+  if (file === undefined) counted.pipe(process.stdout, { end: false });
+  else counted.pipe(file);
   let from: string;
   try {
     const client = new LoopbackClient({ port: flags.port, dataDir, timeoutMs: 120_000 });
-    const answer = await client.request({ method: 'GET', path: `/api/runs/${runId}/export?format=${format}` });
+    const answer = await client.request({ method: 'GET', path: `/api/runs/${runId}/export?format=${format}`, sink: counted });
     if (answer.status === 404) fail(`no run ${runId} in the debugger on 127.0.0.1:${flags.port} (graphmind serve with --data-dir ${dataDir})`);
     if (answer.status !== 200) fail(`the debugger on 127.0.0.1:${flags.port} could not export run ${runId}: ${answerError(answer)}`);
-    body = answer.body;
     from = `the debugger on 127.0.0.1:${flags.port}`;
   } catch (error) {
     if (!(error instanceof DebuggerUnavailable)) return fail(error instanceof Error ? error.message : String(error));
-    const { exportRunLog } = await import('../export/export-run.js');
-    const file = join(dataDir, 'runs', `${runId}.jsonl`);
-    const exported = await exportRunLog(file, runId, format, { version });
+    const { exportRun } = await import('../export/export-run.js');
+    const log = join(dataDir, 'runs', `${runId}.jsonl`);
+    const exported = await exportRun(log, runId, format, { stream: counted }, { version });
     if ('problem' in exported) {
-      return fail(exported.problem === 'not-found' ? `no run ${runId} in ${dataDir} (${error.message}, so the data directory was read)` : `cannot read ${file}: ${exported.reason}`);
+      return fail(exported.problem === 'not-found' ? `no run ${runId} in ${dataDir} (${error.message}, so the data directory was read)` : `cannot read ${log}: ${exported.reason}`);
     }
-    body = exported.body;
     from = dataDir;
   }
-  if (flags.output === undefined) {
-    process.stdout.write(body);
-    return;
+  counted.end();
+  await finished(file ?? counted);
+  if (flags.output === undefined) return;
+  process.stderr.write(`graphmind export: wrote run ${runId} as ${format} to ${flags.output} (${counted.bytes} bytes, from ${from})\n`);
+}
+
+/** Passes bytes on, counting them. */
+class Counter extends Transform {
+  bytes = 0;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.bytes += chunk.length;
+    done(null, chunk);
   }
-  try {
-    writeFileSync(flags.output, body, { mode: 0o600 });
-  } catch (error) {
-    fail(`cannot write ${flags.output}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  process.stderr.write(`graphmind export: wrote run ${runId} as ${format} to ${flags.output} (${body.length} bytes, from ${from})\n`);
 }

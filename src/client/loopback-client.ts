@@ -75,6 +75,11 @@ export interface LoopbackRequest {
   contentType?: string;
   /** The `Accept` header, when one is to be sent. */
   accept?: string;
+  /**
+   * Where a 200 answer's body goes as it comes (read as fast as `sink`
+   * takes it, never kept; not ended): the answer's `body` is then empty.
+   */
+  sink?: NodeJS.WritableStream;
 }
 
 /** An answer: its status, media type and body. */
@@ -151,6 +156,15 @@ export class LoopbackClient {
     }
     return new Promise((resolve, reject) => {
       const req = request({ host: address.host, port: this.#port, method, path, headers, setHost: false, agent: false }, (res) => {
+        if (call.sink !== undefined && res.statusCode === 200) {
+          // Streamed through: a body cut short (the debugger failed mid-way) is an error, not an answer.
+          res.pipe(call.sink, { end: false });
+          res.on('close', () => {
+            if (res.complete) resolve({ status: 200, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.alloc(0) });
+            else reject(new LoopbackError(`the debugger's answer to ${method} ${path} was cut short`));
+          });
+          return;
+        }
         const chunks: Buffer[] = [];
         let bytes = 0;
         res.on('data', (chunk: Buffer) => {

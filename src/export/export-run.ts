@@ -7,12 +7,11 @@
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
-import { runHar } from './har.js';
-import { replayLogFile } from './log-replay.js';
-import { resourceOf } from './trace-model.js';
-import { runSpans } from './run-spans.js';
-import { traceRunOf } from './log-replay.js';
+import type { CallFormat } from './run-streamer.js';
+import { ExportAborted, openLog, pumpLog, SinkWriter, type ExportSink, type LineConsumer } from './export-pump.js';
+import { harFormat } from './har-stream.js';
+import { eventsOfLine } from './read-run-log.js';
+import { HOLD_BYTES, RunStreamer } from './run-streamer.js';
 
 /** The export formats. */
 export const EXPORT_FORMATS = ['jsonl', 'har', 'otlp-json'] as const;
@@ -24,18 +23,26 @@ export function isExportFormat(value: unknown): value is ExportFormat {
   return typeof value === 'string' && (EXPORT_FORMATS as readonly string[]).includes(value);
 }
 
-/** An exported run: its bytes, their media type and the file name to save them under. */
+/** A run exported: its media type, the file name to save it under, and what was written. */
 export interface ExportedRun {
-  body: Buffer;
   contentType: string;
   fileName: string;
-  /** The highest sequence number in the log, and whether the log ends with the run's end. */
+  /** Bytes written. */
+  bytes: number;
+  /** The run's last sequence number in the output. */
   lastSeq: number;
-  ended: boolean;
+  /** The run was live: the output is a snapshot, marked so (see docs/export.md). */
+  live: boolean;
 }
 
 /** Why a run could not be exported. */
-export type ExportProblem = { problem: 'not-found' | 'unreadable'; reason: string };
+export type ExportProblem = {
+  /** `not-found`: no such log, or no event of the run in it; `unreadable`: reading failed; `aborted`: the reader went away. */
+  problem: 'not-found' | 'unreadable' | 'aborted';
+  reason: string;
+  /** Had the output begun (its headers sent) when it failed? */
+  started: boolean;
+};
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
   jsonl: 'application/x-ndjson',
@@ -50,41 +57,123 @@ export function exportFileName(runId: string, format: ExportFormat): string {
   return `${runId}.${EXTENSIONS[format]}`;
 }
 
-/** Options for {@link exportRunLog}. */
+/** Options for {@link exportRun}. */
 export interface ExportOptions {
   /** GraphMind's version (HAR's creator, the spans' instrumentation scope). */
   version: string;
   /**
    * The run is still being recorded: a log that does not end with the
-   * run's end is exported as it is (a running run), not ended in error as
-   * a log left by a stopped server is. @default false
+   * run's end is exported as it is (a running run), marked live, not ended
+   * in error as a log left by a stopped server is. @default false
    */
   live?: boolean;
+  /**
+   * The snapshot: read the log until the run's sequence number reaches
+   * this (waiting for lines still being written), and no further.
+   * @default the end of the log
+   */
+  untilSeq?: number;
+  /** When the export was asked for (ms since the epoch). @default Date.now() */
+  askedAt?: number;
+  /** How long to wait for lines still being written up to `untilSeq`, ms. @default 5000 */
+  waitMs?: number;
 }
 
 /**
- * Export the log `file` of run `runId` as `format`. The JSONL export is
- * the file's bytes as they are; the others are built from its replay.
+ * Export the log `file` of run `runId` as `format` to `sink`, as it is
+ * read (see run-streamer.ts and export-pump.ts): memory stays bounded by
+ * the calls still open and the largest call, and the event loop is never
+ * held for long. The JSONL export is the log's lines as they are; the
+ * others are built from their replay. Nothing is written (the sink not
+ * started) when the log cannot be read or holds no event of the run.
  */
-export async function exportRunLog(file: string, runId: string, format: ExportFormat, options: ExportOptions): Promise<ExportedRun | ExportProblem> {
-  let maxSeq = 0;
-  const read = replayLogFile(file, runId);
-  if (!read.ok) return { problem: read.reason.startsWith('cannot open it') ? 'not-found' : 'unreadable', reason: read.reason };
-  const { replay } = read;
-  const state = replay.finish(options.live === true);
-  if (state === undefined) return { problem: 'not-found', reason: 'the log holds no event of this run' };
-  maxSeq = state.lastSeq;
-  const base = { contentType: CONTENT_TYPES[format], fileName: exportFileName(runId, format), lastSeq: maxSeq, ended: replay.endedLast };
-  if (format === 'jsonl') {
-    // The log as it is: read again, whole (it was checked above, and a log is appended to, never rewritten).
-    return { ...base, body: readFileSync(file).subarray(0, read.bytes) };
+export async function exportRun(file: string, runId: string, format: ExportFormat, sink: ExportSink, options: ExportOptions): Promise<ExportedRun | ExportProblem> {
+  const handle = await openLog(file);
+  if (typeof handle === 'string') return { problem: handle.startsWith('cannot open') ? 'not-found' : 'unreadable', reason: handle, started: false };
+  const writer = new SinkWriter(sink);
+  const live = options.live === true;
+  try {
+    const consumer = format === 'jsonl' ? new JsonlCopy(runId, options.untilSeq) : new RunStreamer(runId, await callFormat(format, options.version), { live, untilSeq: options.untilSeq, askedAt: options.askedAt });
+    await pumpLog(handle, consumer, writer, options.waitMs === undefined ? {} : { waitMs: options.waitMs });
+    const finished = consumer.finish();
+    if (finished === undefined) return { problem: 'not-found', reason: 'the log holds no event of this run', started: writer.started };
+    await writer.write(consumer.take());
+    writer.begin();
+    return { contentType: CONTENT_TYPES[format], fileName: exportFileName(runId, format), bytes: writer.written, lastSeq: finished.lastSeq, live };
+  } catch (error) {
+    if (error instanceof ExportAborted) return { problem: 'aborted', reason: error.message, started: writer.started };
+    return { problem: 'unreadable', reason: `cannot read it (${error instanceof Error ? error.message : String(error)})`, started: writer.started };
+  } finally {
+    await handle.close();
   }
-  const run = traceRunOf(state);
-  const now = state.summary.endedAt === null ? Date.now() : state.lastT;
-  if (format === 'har') {
-    return { ...base, body: Buffer.from(`${JSON.stringify(runHar(run, replay.facts, { version: options.version, now }), null, 2)}\n`) };
+}
+
+/** The media type of an export. */
+export function exportContentType(format: ExportFormat): string {
+  return CONTENT_TYPES[format];
+}
+
+/** The writer of a format other than JSONL; OTLP's loads OpenTelemetry, which is on no other path. */
+async function callFormat(format: Exclude<ExportFormat, 'jsonl'>, version: string): Promise<CallFormat> {
+  if (format === 'har') return harFormat(version);
+  const { otlpFormat } = await import('./otlp-json.js');
+  return otlpFormat(version);
+}
+
+/**
+ * The JSONL export: the log's lines as they are, up to the snapshot. Lines
+ * before the run's first event are held back (at most {@link HOLD_BYTES})
+ * until one shows the log is the run's: a log without one is not exported.
+ */
+const NEWLINE = Buffer.from('\n');
+
+class JsonlCopy implements LineConsumer {
+  readonly #runId: string;
+  readonly #untilSeq: number | undefined;
+  #found = false;
+  #held: Buffer[] = [];
+  #heldBytes = 0;
+  #out: Buffer[] = [];
+  #lastSeq = 0;
+  #complete = false;
+
+  constructor(runId: string, untilSeq: number | undefined) {
+    this.#runId = runId;
+    this.#untilSeq = untilSeq;
   }
-  // Loaded only now: the OpenTelemetry packages are on no other path.
-  const { otlpJson } = await import('./otlp-json.js');
-  return { ...base, body: otlpJson(runSpans(run, replay.facts, { now }), resourceOf(run), options.version) };
+
+  line(line: Buffer): boolean {
+    const events = line.length === 0 ? undefined : eventsOfLine(line, this.#runId);
+    for (const event of events ?? []) this.#lastSeq = Math.max(this.#lastSeq, event.seq);
+    // The bytes as they are (a copy: the line's buffer is the reader's).
+    const text = Buffer.concat([line, NEWLINE]);
+    if (!this.#found && (events === undefined || events.length === 0)) {
+      this.#heldBytes += text.length;
+      if (this.#heldBytes > HOLD_BYTES) throw new Error(`no event of run ${this.#runId} in the first ${HOLD_BYTES} bytes of its log`);
+      this.#held.push(text);
+      return false;
+    }
+    if (!this.#found) {
+      this.#found = true;
+      this.#out.push(...this.#held);
+      this.#held = [];
+    }
+    this.#out.push(text);
+    this.#complete = this.#untilSeq !== undefined && this.#lastSeq >= this.#untilSeq;
+    return this.#complete;
+  }
+
+  take(): Buffer[] {
+    const out = this.#out;
+    this.#out = [];
+    return out;
+  }
+
+  wantsMore(): boolean {
+    return this.#untilSeq !== undefined && !this.#complete;
+  }
+
+  finish(): { lastSeq: number } | undefined {
+    return this.#found ? { lastSeq: this.#lastSeq } : undefined;
+  }
 }

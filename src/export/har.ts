@@ -104,7 +104,7 @@ export interface HarOptions {
 }
 
 /** What every entry of a run shares. */
-interface EntryContext {
+export interface EntryContext {
   run: TraceRun;
   facts: RunFacts;
   /** The MCP server's name, the URLs' host. */
@@ -150,7 +150,7 @@ function graphmindOf(instance: Instance, method: string, holds: readonly HoldRec
 }
 
 /** The entry of one call; undefined for what is not a call (the root, the protocol card, a stdout line). */
-function entryOf(context: EntryContext, instance: Instance): HarEntry | undefined {
+export function entryOf(context: EntryContext, instance: Instance): HarEntry | undefined {
   const { run, facts, server, decisions, now } = context;
   const node = run.node(instance.nodeId);
   if (node === undefined || !isCall(run, instance)) return undefined;
@@ -219,9 +219,21 @@ export function runHar(run: TraceRun, facts: RunFacts, options: HarOptions): Har
     log: {
       version: '1.2',
       creator: { name: 'graphmind-ai', version: options.version },
-      pages: [{ startedDateTime: summary.startedAt, id: pageId, title: `${summary.source} ${server} (${summary.runId})`, pageTimings: { onContentLoad: -1, onLoad: -1 } }],
+      pages: [harPage(run)],
       entries: entries.map((entry) => Object.assign(entry, { pageref: pageId })),
-      comment: `GraphMind run ${summary.runId}: ${summary.name}, ${summary.status}`,
+      comment: harComment(run),
     },
   };
+}
+
+/** The log's comment: which run, and how it ended. */
+export function harComment(run: TraceRun): string {
+  const { summary } = run;
+  return `GraphMind run ${summary.runId}: ${summary.name}, ${summary.status}`;
+}
+
+/** The log's one page: the run. */
+export function harPage(run: TraceRun): Har['log']['pages'][number] {
+  const { summary, meta } = run;
+  return { startedDateTime: summary.startedAt, id: summary.runId, title: `${summary.source} ${serverNameOf(summary, meta)} (${summary.runId})`, pageTimings: { onContentLoad: -1, onLoad: -1 } };
 }

@@ -60,50 +60,92 @@ export function readLines(fd: number, onLine: (line: Buffer) => void, options: R
 }
 
 function readInto(fd: number, chunk: Buffer, onLine: (line: Buffer) => void, maxLineBytes: number): ReadLinesResult {
-  const chunkBytes = chunk.length;
-  /** The start of the current line, from earlier chunks (copies: the chunk is reused). */
-  let pieces: Buffer[] = [];
-  let piecesBytes = 0;
-  /** The current line is too long: drop it up to its newline. */
-  let dropping = false;
-  let tooLong = 0;
+  const splitter = new LineSplitter(onLine, maxLineBytes);
   let bytes = 0;
   for (;;) {
-    const read = readSync(fd, chunk, 0, chunkBytes, bytes);
+    const read = readSync(fd, chunk, 0, chunk.length, bytes);
     if (read === 0) break;
     bytes += read;
     // Only the bytes just read: what lies past them is an earlier read's (or nothing's).
-    const filled = read === chunkBytes ? chunk : chunk.subarray(0, read);
+    splitter.push(read === chunk.length ? chunk : chunk.subarray(0, read));
+  }
+  const { endsWithNewline, tooLong } = splitter.end();
+  return { bytes, endsWithNewline, tooLong };
+}
+
+/**
+ * Cuts bytes pushed a chunk at a time into lines: the one rule of
+ * {@link readLines} and of the exports' reader (export-pump.ts), which
+ * reads without blocking. Each line is handed to `onLine` without its
+ * newline, valid only during the call; a line longer than `maxLineBytes`
+ * is dropped up to its newline and counted.
+ */
+export class LineSplitter {
+  /** The start of the current line, from earlier chunks (copies: a chunk is reused). */
+  #pieces: Buffer[] = [];
+  #piecesBytes = 0;
+  /** The current line is too long: drop it up to its newline. */
+  #dropping = false;
+  #tooLong = 0;
+  readonly #onLine: (line: Buffer) => void;
+  readonly #maxLineBytes: number;
+
+  /** @param maxLineBytes - longer lines are counted, not kept (default: the longest string V8 makes) */
+  constructor(onLine: (line: Buffer) => void, maxLineBytes: number = constants.MAX_STRING_LENGTH) {
+    this.#onLine = onLine;
+    this.#maxLineBytes = maxLineBytes;
+  }
+
+  /** Bytes of the line begun and not yet ended. */
+  get partialBytes(): number {
+    return this.#piecesBytes;
+  }
+
+  /**
+   * Take the next bytes; `stop` (asked after each line) ends the chunk
+   * early, returning where it stopped (the bytes after it are not taken).
+   * Returns the bytes taken.
+   */
+  push(filled: Buffer, stop?: () => boolean): number {
     let start = 0;
     for (;;) {
       const newline = filled.indexOf(NEWLINE, start);
       if (newline === -1) break;
-      const length = piecesBytes + newline - start;
-      if (dropping || length > maxLineBytes) {
-        tooLong++;
-      } else if (pieces.length === 0) {
-        onLine(filled.subarray(start, newline));
+      const length = this.#piecesBytes + newline - start;
+      if (this.#dropping || length > this.#maxLineBytes) {
+        this.#tooLong++;
+      } else if (this.#pieces.length === 0) {
+        this.#onLine(filled.subarray(start, newline));
       } else {
         // Joined once, when the line is whole: not once per chunk.
-        onLine(Buffer.concat([...pieces, filled.subarray(start, newline)]));
+        this.#onLine(Buffer.concat([...this.#pieces, filled.subarray(start, newline)]));
       }
-      pieces = [];
-      piecesBytes = 0;
-      dropping = false;
+      this.#pieces = [];
+      this.#piecesBytes = 0;
+      this.#dropping = false;
       start = newline + 1;
+      if (stop?.() === true) return start;
     }
-    if (start < read && !dropping) {
-      piecesBytes += read - start;
-      if (piecesBytes > maxLineBytes) {
-        dropping = true;
-        pieces = [];
+    if (start < filled.length && !this.#dropping) {
+      this.#piecesBytes += filled.length - start;
+      if (this.#piecesBytes > this.#maxLineBytes) {
+        this.#dropping = true;
+        this.#pieces = [];
       } else {
-        pieces.push(Buffer.from(filled.subarray(start, read)));
+        this.#pieces.push(Buffer.from(filled.subarray(start)));
       }
     }
+    return filled.length;
   }
-  const torn = dropping || piecesBytes > 0;
-  if (dropping) tooLong++;
-  else if (torn) onLine(pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces));
-  return { bytes, endsWithNewline: !torn, tooLong };
+
+  /** No more bytes: a last line without a newline (a torn write) is handed on too. */
+  end(): { endsWithNewline: boolean; tooLong: number } {
+    const torn = this.#dropping || this.#piecesBytes > 0;
+    if (this.#dropping) this.#tooLong++;
+    else if (torn) this.#onLine(this.#pieces.length === 1 ? (this.#pieces[0] as Buffer) : Buffer.concat(this.#pieces));
+    this.#pieces = [];
+    this.#piecesBytes = 0;
+    this.#dropping = false;
+    return { endsWithNewline: !torn, tooLong: this.#tooLong };
+  }
 }

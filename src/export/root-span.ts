@@ -64,11 +64,12 @@ function restartsAndLogs(run: TraceRun, attributes: Attributes, events: SpanEven
   }
 
   const logs = run.logs;
-  if (logs.length > 0) attributes['graphmind.log.count'] = logs.length;
+  const logCount = run.logCount ?? logs.length;
+  if (logCount > 0) attributes['graphmind.log.count'] = logCount;
   for (const log of logs.slice(0, MAX_LOG_EVENTS)) {
     events.push({ name: 'graphmind.log', timeMs: msOf(log.at), attributes: { 'graphmind.log.stream': log.stream, 'graphmind.log.text': log.text, 'graphmind.node.id': log.nodeId } });
   }
-  if (logs.length > MAX_LOG_EVENTS) attributes['graphmind.log.dropped'] = logs.length - MAX_LOG_EVENTS;
+  if (logCount > MAX_LOG_EVENTS) attributes['graphmind.log.dropped'] = logCount - MAX_LOG_EVENTS;
 }
 
 /** How the run ended: the server's end as an event, and the span's status (an error when the run is one). */

@@ -189,6 +189,23 @@ export function decisionsOf(meta: Record<string, unknown>): Map<string, Decision
 }
 
 /**
+ * {@link decisionsOf} for a run read as it goes: the meta's list is read
+ * again only when a decision replaced it (each `run.meta` makes a new one).
+ */
+export function decisionsReader(): (meta: Record<string, unknown>) => ReadonlyMap<string, DecisionRecord> {
+  let from: unknown;
+  let decisions: ReadonlyMap<string, DecisionRecord> = new Map();
+  return (meta) => {
+    const list = meta[DECISIONS_META_KEY];
+    if (list !== from) {
+      from = list;
+      decisions = decisionsOf(meta);
+    }
+    return decisions;
+  };
+}
+
+/**
  * The meta that records one more decision: the run's list with `decision`
  * appended (the newest {@link MAX_DECISIONS} kept). The server appends it
  * to the run as a `run.meta` event of its own (sequence 0), so the run's

@@ -62,6 +62,8 @@ export interface TraceRun {
   instances: readonly Instance[];
   logs: readonly LogLine[];
   droppedEvents: number;
+  /** Log lines in all, when `logs` keeps only the first of them (a run exported as it is read). @default logs.length */
+  logCount?: number;
   node(nodeId: string): NodeDeclaration | undefined;
 }
 

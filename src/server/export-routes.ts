@@ -12,15 +12,21 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RunSummary } from '../protocol/run-model.js';
-import { isExportFormat, type ExportedRun, type ExportFormat, type ExportProblem } from '../export/export-run.js';
+import { exportContentType, exportFileName, isExportFormat, type ExportedRun, type ExportFormat, type ExportProblem } from '../export/export-run.js';
+import type { ExportSink } from '../export/export-pump.js';
 import { readImport, renamed, newImportId, type ImportedLog } from '../export/import-run.js';
 import { BodyError, readBody, sendError, sendJson, sendMethodNotAllowed } from './http-util.js';
 import { API_CSP, COMMON_HEADERS } from './security.js';
 
 /** What the server does for these routes. */
 export interface RunTransfer {
-  /** The run as a file, or `unknown` when there is no such run. */
-  exportRun(runId: string, format: ExportFormat): Promise<ExportedRun | ExportProblem | 'unknown'>;
+  /** Is there such a run? */
+  knows(runId: string): boolean;
+  /**
+   * Write the run as a file to `sink` as it is read (started only once
+   * there is something to write), or say `unknown` when there is no such run.
+   */
+  exportRun(runId: string, format: ExportFormat, sink: ExportSink): Promise<ExportedRun | ExportProblem | 'unknown'>;
   /**
    * Load a run log as a run: its summary, or why not (`exists`: a run of
    * that id is here; `deleted`: one was deleted in this server's life and
@@ -29,22 +35,40 @@ export interface RunTransfer {
   importRun(log: ImportedLog): Promise<RunSummary | 'exists' | 'deleted' | 'trimmed'>;
 }
 
-/** `GET /api/runs/:runId/export`. `runId` matches the run id pattern. */
+/**
+ * `GET /api/runs/:runId/export`. `runId` matches the run id pattern. The
+ * body streams (chunked) as the run's log is read; an error after the
+ * headers went ends the connection without the body's end, so a partial
+ * file never looks whole.
+ */
 export async function handleRunExport(req: IncomingMessage, res: ServerResponse, runId: string, transfer: RunTransfer): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(res, 'GET, HEAD');
   const format = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('format') ?? 'jsonl';
   if (!isExportFormat(format)) return sendError(res, 400, 'format must be jsonl, har or otlp-json');
-  const exported = await transfer.exportRun(runId, format);
-  if (exported === 'unknown') return sendError(res, 404, 'not found');
-  if ('problem' in exported) return sendError(res, exported.problem === 'not-found' ? 404 : 500, 'the run log cannot be read');
-  res.writeHead(200, {
+  const headers = {
     ...COMMON_HEADERS,
     'content-security-policy': API_CSP,
-    'content-type': `${exported.contentType}; charset=utf-8`,
-    'content-length': exported.body.length,
-    'content-disposition': `attachment; filename="${exported.fileName}"`,
-  });
-  res.end(req.method === 'HEAD' ? undefined : exported.body);
+    'content-type': `${exportContentType(format)}; charset=utf-8`,
+    'content-disposition': `attachment; filename="${exportFileName(runId, format)}"`,
+  };
+  if (req.method === 'HEAD') {
+    if (!transfer.knows(runId)) return sendError(res, 404, 'not found');
+    res.writeHead(200, headers);
+    res.end();
+    return;
+  }
+  const exported = await transfer.exportRun(runId, format, { stream: res, start: () => res.writeHead(200, headers) });
+  if (exported === 'unknown') return sendError(res, 404, 'not found');
+  if (!('problem' in exported)) {
+    res.end();
+    return;
+  }
+  if (exported.problem === 'aborted') return;
+  if (exported.started) {
+    res.destroy();
+    return;
+  }
+  sendError(res, exported.problem === 'not-found' ? 404 : 500, 'the run log cannot be read');
 }
 
 /** `POST /api/runs/import[?newId=1]`: 201 `{ runId, run, skippedLines }`. */

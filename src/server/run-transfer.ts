@@ -1,7 +1,7 @@
 /**
  * The server's side of export and import (`GET /api/runs/:runId/export`,
  * `POST /api/runs/import`, routed by export-routes.ts): a run exported
- * from its log once the log has caught up with the run, and a run log
+ * from its log as it is read, up to the run's last event when asked, and a run log
  * loaded as a run of this server, told to the viewers but not streamed.
  *
  * @module
@@ -14,20 +14,18 @@ import type { ObservedRunStore } from './observed-store.js';
 /** The export and import of `store`'s runs; `version` is GraphMind's (HAR's creator, the spans' scope). */
 export function createRunTransfer(store: ObservedRunStore, feed: LiveFeed, version: string): RunTransfer {
   return {
-    async exportRun(runId, format) {
+    knows: (runId) => store.get(runId) !== undefined,
+    async exportRun(runId, format, sink) {
       const state = store.get(runId);
       if (state === undefined) return 'unknown';
-      const { exportRunLog } = await import('../export/export-run.js');
-      // The log is written a moment after the events are applied: wait for it to have them all (at most a second).
+      // The snapshot: the run as it is at this moment, up to its last event, read in one pass
+      // (lines still on their way to the log are waited for; later ones are not read).
+      const askedAt = Date.now();
+      const live = state.summary.status === 'running';
+      const untilSeq = state.lastSeq;
+      const { exportRun } = await import('../export/export-run.js');
       store.flush();
-      const file = join(store.dir, `${runId}.jsonl`);
-      for (let tries = 0; ; tries++) {
-        const live = state.summary.status === 'running';
-        const exported = await exportRunLog(file, runId, format, { version, live });
-        const caughtUp = !('problem' in exported) && exported.lastSeq >= state.lastSeq && (live || exported.ended);
-        if (caughtUp || tries >= 40) return exported;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      return exportRun(join(store.dir, `${runId}.jsonl`), runId, format, sink, { version, live, untilSeq, askedAt });
     },
     async importRun(log) {
       if (store.has(log.runId)) return 'exists';
