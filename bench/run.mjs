@@ -13,6 +13,7 @@
 //                    restart figure (default all three)
 //   BENCH_ONLY=http  only graphmind http-proxy against a direct connection (also run by default)
 //   BENCH_ONLY=otlp  only D against a serve streaming to a dead or slow OTLP receiver (also run by default)
+//   BENCH_ONLY=mcp   only graphmind mcp's first find_problems over 10,000 runs on disk (bench/mcp.mjs; also run by default)
 //   BENCH_OTLP_CONTROL=1  the otlp figure with a fourth debugger, a second serve that does not
 //                    stream: what "no difference" measures as on this machine
 //
@@ -32,6 +33,7 @@ import * as adapterBench from './scenarios/adapter.mjs';
 import * as httpBench from './scenarios/http.mjs';
 import * as restartBench from './scenarios/restart.mjs';
 import * as otlpBench from './scenarios/otlp.mjs';
+import * as mcpBench from './mcp.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 5));
@@ -44,7 +46,7 @@ function warmupMs(name) {
 }
 const SEQ_WARMUP_MS = warmupMs('BENCH_SEQ_WARMUP_MS');
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'proxy', 'adapter', 'restart', 'http', 'otlp'].includes(ONLY)) throw new Error('BENCH_ONLY must be proxy, adapter, restart, http or otlp');
+if (!['', 'proxy', 'adapter', 'restart', 'http', 'otlp', 'mcp'].includes(ONLY)) throw new Error('BENCH_ONLY must be proxy, adapter, restart, http, otlp or mcp');
 /** The adapter scenario: calls per run, warm-up per run (ms), and the SDK generations it runs. */
 const ADAPTER = QUICK ? { calls: 500, warmupMs: 200 } : { calls: 10000, warmupMs: 1000 };
 const ADAPTER_SDKS = ['1', '2'];
@@ -153,6 +155,7 @@ async function main() {
     if (ONLY === '' || ONLY === 'restart') await measureRestart(dataDir);
     if (ONLY === '' || ONLY === 'http') await measureHttp(dataDir);
     if (ONLY === '' || ONLY === 'otlp') await measureOtlp(dataDir);
+    if (ONLY === '' || ONLY === 'mcp') await mcpBench.measure({ rounds: QUICK ? 1 : 3 });
   } finally {
     log(`graphmind serve peak RSS during the bench: ${(peakRss(serve.pid) / 1024 / 1024).toFixed(1)} MiB`);
     await serve.stop();
