@@ -14,6 +14,7 @@
 //   BENCH_ONLY=http  only graphmind http-proxy against a direct connection (also run by default)
 //   BENCH_ONLY=otlp  only D against a serve streaming to a dead or slow OTLP receiver (also run by default)
 //   BENCH_ONLY=export  only a 1 GB run exported as HAR (bench/export.mjs; also run by default)
+//   BENCH_ONLY=mcp   only graphmind mcp's first find_problems over 10,000 runs on disk (bench/mcp.mjs; also run by default)
 //   BENCH_OTLP_CONTROL=1  the otlp figure with a fourth debugger, a second serve that does not
 //                    stream: what "no difference" measures as on this machine
 //
@@ -33,6 +34,7 @@ import * as adapterBench from './scenarios/adapter.mjs';
 import * as httpBench from './scenarios/http.mjs';
 import * as restartBench from './scenarios/restart.mjs';
 import * as otlpBench from './scenarios/otlp.mjs';
+import * as mcpBench from './mcp.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 5));
@@ -45,7 +47,8 @@ function warmupMs(name) {
 }
 const SEQ_WARMUP_MS = warmupMs('BENCH_SEQ_WARMUP_MS');
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'proxy', 'adapter', 'restart', 'http', 'otlp', 'export'].includes(ONLY)) throw new Error('BENCH_ONLY must be proxy, adapter, restart, http, otlp or export');
+const BENCH_NAMES = ['proxy', 'adapter', 'restart', 'http', 'otlp', 'export', 'mcp'];
+if (ONLY !== '' && !BENCH_NAMES.includes(ONLY)) throw new Error(`BENCH_ONLY must be one of ${BENCH_NAMES.join(', ')}`);
 /** The adapter scenario: calls per run, warm-up per run (ms), and the SDK generations it runs. */
 const ADAPTER = QUICK ? { calls: 500, warmupMs: 200 } : { calls: 10000, warmupMs: 1000 };
 const ADAPTER_SDKS = ['1', '2'];
@@ -155,6 +158,7 @@ async function main() {
     if (ONLY === '' || ONLY === 'http') await measureHttp(dataDir);
     if (ONLY === '' || ONLY === 'otlp') await measureOtlp(dataDir);
     if (ONLY === '' || ONLY === 'export') for (const line of (await (await import('./export.mjs')).measure({ mb: QUICK ? 100 : 1024 })).lines) console.log(line);
+    if (ONLY === '' || ONLY === 'mcp') await mcpBench.measure({ rounds: QUICK ? 1 : 3 });
   } finally {
     log(`graphmind serve peak RSS during the bench: ${(peakRss(serve.pid) / 1024 / 1024).toFixed(1)} MiB`);
     await serve.stop();

@@ -14,8 +14,9 @@ const TOOL = { nodeId: 'tool:echo', kind: 'tool', parent: 'mcp:session', label: 
  * One step: `start r` (a run.started), `call r i` (an instance.started),
  * `root r` (the graph's root), `log r <n>` (a log of n characters), `end r`
  * (run.finished), `whole r` (a completed run of one call), `unsent` (the
- * next batch taken and never written), `take` (a batch taken and kept in
- * the outcome).
+ * next batch taken and never written), `take-unsent` and `fail` (batches
+ * taken, then all found never written, in the order they were taken),
+ * `take` (a batch taken and kept in the outcome).
  */
 type Step = string;
 
@@ -97,6 +98,27 @@ const playbook: Case[] = [
     reclaims: ['a'],
   },
   {
+    name: 'batches never written, beyond the bound: the newest are kept, the oldest counted, order kept',
+    maxEvents: 3,
+    steps: ['start a', 'call a i1', 'call a i2', 'unsent', 'call a i3', 'unsent', 'call a i4', 'take'],
+    batches: [['events.dropped a 1', 'instance.started a i2', 'instance.started a i3', 'instance.started a i4']],
+    reclaims: ['a'],
+  },
+  {
+    name: 'a batch never written behind one never written before it: both go, oldest first, before newer events',
+    maxEvents: 10,
+    steps: ['start a', 'call a i1', 'take-unsent', 'call a i2', 'take-unsent', 'call a i3', 'fail', 'take'],
+    batches: [['run.started a', 'instance.started a i1', 'instance.started a i2', 'instance.started a i3']],
+    reclaims: ['a'],
+  },
+  {
+    name: 'a notice of drops never written is told again; a finished run comes back with its start, its drops counted',
+    maxEvents: 2,
+    steps: ['start a', 'call a i1', 'call a i2', 'call a i3', 'end a', 'unsent', 'call b i1', 'take'],
+    batches: [['run.started a', 'events.dropped a 3', 'run.finished a', 'instance.started b i1']],
+    reclaims: [],
+  },
+  {
     name: 'drops are told once: the next batch has no notice',
     maxEvents: 1,
     steps: ['start a', 'call a i1', 'call a i2', 'take', 'call a i3', 'take'],
@@ -124,6 +146,7 @@ for (const { name, maxEvents, maxBytes, steps, batches, reclaims } of playbook) 
   t.test(name, async (t) => {
     const buffer = new EventBuffer(maxEvents, maxBytes ?? 1 << 30);
     const taken: string[][] = [];
+    const inFlight: RunEvent[][] = [];
     for (const step of steps) {
       const [verb, runId = '', arg = ''] = step.split(' ');
       if (verb === 'take') {
@@ -132,6 +155,15 @@ for (const { name, maxEvents, maxBytes, steps, batches, reclaims } of playbook) 
       }
       if (verb === 'unsent') {
         buffer.unsent(buffer.takeBatch(1000, 0));
+        continue;
+      }
+      if (verb === 'take-unsent') {
+        // A batch on its way; it fails only at the next `fail` (a connection dies with several unwritten).
+        inFlight.push(buffer.takeBatch(1000, 0));
+        continue;
+      }
+      if (verb === 'fail') {
+        for (const batch of inFlight.splice(0)) buffer.unsent(batch);
         continue;
       }
       if (verb === 'start') {

@@ -3,16 +3,18 @@
  * (`<dataDir>/runs/<runId>.jsonl`) when no debugger is running. Read-only:
  * nothing here creates, ends, trims or deletes a file.
  *
- * A log is replayed again only when it changed (its inode, size or
- * modification time): run summaries are kept for every log, whole runs for
- * the few read last.
+ * A run's summary is read from the two ends of its log when they settle
+ * it (log-ends.ts), else from the replay of the whole log; either is read
+ * again only when the log changed (its inode, size or modification time).
+ * Summaries are kept for every log, whole runs for the few read last.
  *
  * @module
  */
-import { readdirSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { RUN_ID_PATTERN, type Run, type RunSummary } from '../protocol/run-model.js';
 import { readRunLog } from '../export/read-run-log.js';
+import { summaryFromEnds } from './log-ends.js';
 import type { RunList, RunRead, RunSource } from './source.js';
 
 /** Options for {@link DataDirRuns}. */
@@ -91,14 +93,22 @@ export class DataDirRuns implements RunSource {
     return { from: 'data-dir', run };
   }
 
-  /** A log's run summary, replaying the log only if it changed since it was last read. */
+  /** A log's run summary, read again only if the log changed since it was last read. */
   #summary(runId: string): RunSummary | undefined {
     const file = this.#file(runId);
-    const version = versionOf(file);
-    if (version === undefined) return undefined;
     const entry = this.#summaries.get(runId);
-    if (entry !== undefined && entry.version === version) return entry.summary;
-    return this.#load(runId, file, version)?.summary;
+    if (entry !== undefined) {
+      const version = versionOf(file);
+      if (version === undefined) return undefined;
+      if (entry.version === version) return entry.summary;
+    }
+    const ends = summaryOfEnds(file, runId);
+    if (ends?.summary !== undefined) {
+      this.#summaries.set(runId, { version: ends.version, summary: ends.summary });
+      return ends.summary;
+    }
+    const version = ends?.version ?? versionOf(file);
+    return version === undefined ? undefined : this.#load(runId, file, version)?.summary;
   }
 
   /**
@@ -131,6 +141,30 @@ export class DataDirRuns implements RunSource {
 /** The summary fields of a run, copied. */
 function summaryOf(run: Run): RunSummary {
   return { runId: run.runId, name: run.name, source: run.source, status: run.status, startedAt: run.startedAt, endedAt: run.endedAt };
+}
+
+/**
+ * The summary of a log from its two ends (undefined when they do not
+ * settle it), with the version of the file read; undefined when it cannot
+ * be opened as a regular file (the replay then says why).
+ */
+function summaryOfEnds(file: string, runId: string): { version: string; summary: RunSummary | undefined } | undefined {
+  let fd: number;
+  try {
+    // Non-blocking, as the replay opens it: a FIFO must not wait for a writer.
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return undefined;
+    return { version: versionText(stats), summary: summaryFromEnds(fd, stats.size, runId) };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** What tells one version of a file from the next; undefined when there is no such file. */

@@ -77,8 +77,12 @@ export class EventBuffer {
   #droppedRuns: RunState[] = [];
   /** run.started events dropped from the ring for runs that have finished since (so are not reclaimed). */
   readonly #droppedStarts = new Map<string, RunStartedEvent>();
-  /** Events of batches the socket failed to write, in order, to be sent again. */
-  #unsent: RunEvent[] = [];
+  /**
+   * How many events at the front of the ring came back from batches the
+   * socket never wrote: older than the rest, so a later such batch goes
+   * behind them and before the rest.
+   */
+  #requeued = 0;
   /** Root instances that overflowed the ring; sent first, never dropped. */
   #pinned: RunEvent[] = [];
 
@@ -99,9 +103,9 @@ export class EventBuffer {
     return this.#size;
   }
 
-  /** Events waiting to be sent: the ring's and those of batches never written. */
+  /** Events waiting to be sent (those of batches never written included: they are back in the ring). */
   get pending(): number {
-    return this.#size + this.#unsent.length;
+    return this.#size;
   }
 
   /** Anything to send: events, or notices and starts and roots kept aside. */
@@ -185,8 +189,8 @@ export class EventBuffer {
   }
 
   /**
-   * The next batch to send, at most `max` events of the ring (and of what
-   * was never written) behind what must go first: starts of finished runs
+   * The next batch to send, at most `max` events of the ring behind what
+   * must go first: starts of finished runs
    * that were dropped, roots kept aside, and a notice of the events dropped
    * per run (`events.dropped` at `now`). Taken out of the buffer.
    */
@@ -207,21 +211,70 @@ export class EventBuffer {
       run.dropped = 0;
     }
     this.#droppedRuns = [];
-    let room = max;
-    if (this.#unsent.length > 0) {
-      // What a dropped connection failed to write goes first, in its order.
-      const again = this.#unsent.slice(0, room);
-      this.#unsent = this.#unsent.slice(again.length);
-      room -= again.length;
-      batch.push(...again);
-    }
-    for (; room > 0 && this.#size > 0; room--) batch.push(this.#shift());
+    for (let room = max; room > 0 && this.#size > 0; room--) batch.push(this.#shift());
     return batch;
   }
 
-  /** A batch that was never written: sent again first, in its order (the server ignores any seq it already has). */
-  unsent(batch: RunEvent[]): void {
-    this.#unsent.push(...batch);
+  /**
+   * A batch that was never written (the connection dropped under it): its
+   * events go back to the ring, in their order, before anything newer, to
+   * be sent again (the server ignores any seq it already has). Under the
+   * same bounds as the rest: a connection that dies with megabytes of
+   * batches unwritten must not keep the oldest of them and drop the newest
+   * events for their sake. Its notices of dropped events are counted again.
+   */
+  unsent(batch: readonly RunEvent[]): void {
+    const ring = this.#takeAll();
+    const older = Math.min(this.#requeued, ring.events.length);
+    for (let i = 0; i < older; i++) this.push(ring.events[i] as RunEvent, ring.owners[i] as RunState | null, ring.weights[i] as number);
+    const finished = new Map<string, RunState>();
+    let added = 0;
+    for (const event of batch) {
+      const owner = this.#ownerAgain(event, finished);
+      if (event.type === 'events.dropped') {
+        if (owner !== null) this.countDrops(owner, event.count);
+        continue;
+      }
+      this.push(event, owner, eventWeight(event));
+      added++;
+    }
+    for (let i = older; i < ring.events.length; i++) this.push(ring.events[i] as RunEvent, ring.owners[i] as RunState | null, ring.weights[i] as number);
+    this.#requeued = older + added;
+    this.trim();
+  }
+
+  /**
+   * The owner of an event coming back from a batch never written, by the
+   * rules of {@link EventBuffer.ownerOf}; a run that has finished since
+   * gets a state of its own (in `finished`), only to count its drops.
+   */
+  #ownerAgain(event: RunEvent, finished: Map<string, RunState>): RunState | null {
+    if (event.type === 'run.started' || isRoot(event) || (event.type as string) === COMPLETED_RUN) return null;
+    let run = this.#runs.get(event.runId) ?? finished.get(event.runId);
+    if (run === undefined) {
+      run = new RunState(event.runId);
+      finished.set(event.runId, run);
+    }
+    return run;
+  }
+
+  /** Every event of the ring, oldest first, with its owner and weight; the ring left empty. */
+  #takeAll(): { events: Array<RunEvent | undefined>; owners: Array<RunState | null | undefined>; weights: number[] } {
+    const events: Array<RunEvent | undefined> = [];
+    const owners: Array<RunState | null | undefined> = [];
+    const weights: number[] = [];
+    for (let i = 0; i < this.#size; i++) {
+      const slot = (this.#head + i) & this.#mask;
+      events.push(this.#events[slot]);
+      owners.push(this.#owners[slot]);
+      weights.push(this.#weights[slot] as number);
+      this.#events[slot] = undefined;
+      this.#owners[slot] = undefined;
+    }
+    this.#head = 0;
+    this.#size = 0;
+    this.#bytes = 0;
+    return { events, owners, weights };
   }
 
   #grow(): void {
@@ -252,6 +305,7 @@ export class EventBuffer {
     this.#owners[slot] = undefined;
     this.#head = (slot + 1) & this.#mask;
     this.#size--;
+    if (this.#requeued > 0) this.#requeued--;
     return event;
   }
 
