@@ -81,3 +81,43 @@ export async function replayOnce(args: readonly string[], input = ''): Promise<{
   const [code] = (await once(child, 'close')) as [number | null];
   return { code, stdout, stderr };
 }
+
+/** One event of a run log written by hand (runId, seq and t are filled in). */
+export type LogEvent = Record<string, unknown> & { type: string };
+
+/** A run log as text, from events: a `run.started` first, a `run.finished` last. */
+export function runLog(runId: string, events: readonly LogEvent[]): string {
+  let seq = 0;
+  const t = Date.UTC(2026, 0, 1);
+  const line = (event: Record<string, unknown>): string => JSON.stringify({ ...event, runId, seq: ++seq, t: t + seq });
+  return [
+    line({ type: 'run.started', name: 'hand-written', source: 'mcp-proxy', meta: {} }),
+    ...events.map(line),
+    line({ type: 'run.finished', status: 'ok' }),
+    '',
+  ].join('\n');
+}
+
+/** A node for a hand-written log. */
+export function nodeOf(method: string, name?: string): Record<string, unknown> {
+  if (method === 'tools/call') return { nodeId: `tool:${name}`, kind: 'tool', parent: 'mcp:session', label: name };
+  if (method === 'sampling/createMessage') return { nodeId: 'llm:sampling', kind: 'llm', parent: 'mcp:session', label: 'sampling' };
+  return { nodeId: `mcp:${method}`, kind: 'custom', parent: 'mcp:protocol', label: method };
+}
+
+/** The start and end of a call that ended well. */
+export function callEvents(instanceId: string, method: string, params: unknown, output: unknown): LogEvent[] {
+  const name = (params as { name?: string } | undefined)?.name;
+  return [
+    { type: 'instance.started', instanceId, node: nodeOf(method, name), input: params },
+    { type: 'instance.finished', instanceId, output },
+  ];
+}
+
+/** An initialize recorded with its answer. */
+export const INITIALIZE: LogEvent[] = callEvents(
+  'mcp_2',
+  'initialize',
+  { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host', version: '1' } },
+  { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'hand-written', version: '1.0.0' } },
+);
