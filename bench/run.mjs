@@ -44,7 +44,7 @@ function warmupMs(name) {
 }
 const SEQ_WARMUP_MS = warmupMs('BENCH_SEQ_WARMUP_MS');
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'proxy', 'adapter', 'restart', 'http', 'otlp'].includes(ONLY)) throw new Error('BENCH_ONLY must be proxy, adapter, restart, http or otlp');
+if (!['', 'proxy', 'adapter', 'restart', 'http', 'otlp', 'replay'].includes(ONLY)) throw new Error('BENCH_ONLY must be proxy, adapter, restart, http, otlp or replay');
 /** The adapter scenario: calls per run, warm-up per run (ms), and the SDK generations it runs. */
 const ADAPTER = QUICK ? { calls: 500, warmupMs: 200 } : { calls: 10000, warmupMs: 1000 };
 const ADAPTER_SDKS = ['1', '2'];
@@ -153,6 +153,7 @@ async function main() {
     if (ONLY === '' || ONLY === 'restart') await measureRestart(dataDir);
     if (ONLY === '' || ONLY === 'http') await measureHttp(dataDir);
     if (ONLY === '' || ONLY === 'otlp') await measureOtlp(dataDir);
+    if (ONLY === '' || ONLY === 'replay') await (await import('./replay.mjs')).measureReplay(log); // graphmind replay of a 10,000-call run
   } finally {
     log(`graphmind serve peak RSS during the bench: ${(peakRss(serve.pid) / 1024 / 1024).toFixed(1)} MiB`);
     await serve.stop();

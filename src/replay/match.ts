@@ -65,6 +65,11 @@ export function requestName(request: IncomingRequest): string | undefined {
   return typeof name === 'string' ? name : undefined;
 }
 
+/** The bucket a call is kept in until it is keyed: its method and what it names. */
+function bucketOf(method: string, params: unknown): string {
+  return `${method}\n${requestName({ method, params }) ?? ''}`;
+}
+
 function asRequest(call: RecordedCall): IncomingRequest {
   return call.params === undefined ? { method: call.method } : { method: call.method, params: call.params };
 }
@@ -74,6 +79,12 @@ export class CallMatcher {
   readonly #mode: MatchMode;
   readonly #repeat: RepeatMode;
   readonly #byKey = new Map<string, AnswerQueue<RecordedCall>>();
+  /**
+   * The calls by method and name, keyed lazily: a bucket's calls get their
+   * key (params made canonical, the costly part) in recorded order, only as
+   * far as a request needs, so a large run is ready at once.
+   */
+  readonly #buckets = new Map<string, { calls: RecordedCall[]; keyed: number }>();
   /** One call per distinct key, by method: the candidates for the nearest. */
   readonly #byMethod = new Map<string, RecordedCall[]>();
   /** Calls holding a redacted value, by method: matched by comparing, not by key. */
@@ -96,7 +107,25 @@ export class CallMatcher {
     }
     this.#sequence.push(call);
     if (this.#mode === 'sequence') return;
-    const key = requestKey(call.method, call.params, this.#mode);
+    const bucketKey = bucketOf(call.method, call.params);
+    let bucket = this.#buckets.get(bucketKey);
+    if (bucket === undefined) this.#buckets.set(bucketKey, (bucket = { calls: [], keyed: 0 }));
+    bucket.calls.push(call);
+  }
+
+  /** Key the calls of `bucketKey` until one has `key` (or all are keyed); what needs all keyed asks for `until` undefined. */
+  #keyUntil(bucketKey: string, key: string | undefined): void {
+    const bucket = this.#buckets.get(bucketKey);
+    if (bucket === undefined) return;
+    while (bucket.keyed < bucket.calls.length) {
+      const call = bucket.calls[bucket.keyed++] as RecordedCall;
+      const callKey = requestKey(call.method, call.params, this.#mode);
+      this.#index(call, callKey);
+      if (callKey === key) return;
+    }
+  }
+
+  #index(call: RecordedCall, key: string): void {
     let queue = this.#byKey.get(key);
     if (queue === undefined) {
       this.#byKey.set(key, (queue = new AnswerQueue([], this.#repeat)));
@@ -112,12 +141,27 @@ export class CallMatcher {
     queue.push(call);
   }
 
+  /** Key every call not keyed yet (a miss looks at them all). */
+  #keyAll(): void {
+    for (const bucketKey of this.#buckets.keys()) this.#keyUntil(bucketKey, undefined);
+  }
+
   /** The recorded call that answers `request` now (it is used), or why none does. */
   match(request: IncomingRequest): MatchResult {
     const handshake = this.#handshakes.get(request.method);
     if (handshake !== undefined) return { call: handshake };
     if (this.#mode === 'sequence') return this.#next(request);
-    const queue = this.#byKey.get(requestKey(request.method, request.params, this.#mode)) ?? this.#redactedQueue(request);
+    const key = requestKey(request.method, request.params, this.#mode);
+    let queue = this.#byKey.get(key);
+    if (queue === undefined || queue.used >= queue.size) {
+      // Recorded later with the same key, not keyed yet?
+      this.#keyUntil(bucketOf(request.method, request.params), key);
+      queue = this.#byKey.get(key);
+    }
+    if (queue === undefined) {
+      this.#keyAll();
+      queue = this.#byKey.get(key) ?? this.#redactedQueue(request);
+    }
     if (queue !== undefined) {
       const call = queue.take();
       if (call !== undefined) return { call };
@@ -157,14 +201,15 @@ export class CallMatcher {
     return queues.find((queue) => this.#compare(queue.first as RecordedCall, request).length === 0);
   }
 
-  /** The recorded request of the same method that differs least from `request`. */
+  /** The recorded request of the same method that differs least from `request` (a call of the same name first). */
   #nearest(request: IncomingRequest): Miss {
     const candidates = this.#byMethod.get(request.method);
     if (candidates === undefined) return { nearest: null, differences: [], reason: `no ${request.method} request was recorded` };
-    let best: { call: RecordedCall; differences: Difference[] } | undefined;
+    let best: { call: RecordedCall; differences: Difference[]; score: number } | undefined;
     for (const call of candidates) {
       const differences = this.#compare(call, request);
-      if (best === undefined || differences.length < best.differences.length) best = { call, differences };
+      const score = differences.length + (requestName(call) === requestName(request) ? 0 : 1000);
+      if (best === undefined || score < best.score) best = { call, differences, score };
     }
     const found = best as { call: RecordedCall; differences: Difference[] };
     return { nearest: asRequest(found.call), differences: found.differences, reason: 'its params differ from every recorded one' };
