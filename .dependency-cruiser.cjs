@@ -23,6 +23,7 @@ const LAYERS = [
   ['relay'], // holds over frames, the recorder of a framed session
   ['proxy', 'http-proxy', 'adapter'], // the three integrations: siblings
   ['export'], // the formats: the run log (JSONL), HAR, OTLP; import and export of a run
+  ['replay'], // a recorded run served again, and the matching verify shares
   ['client'], // the loopback client of a running debugger's API
   ['server'], // graphmind serve
   ['mcp'], // graphmind mcp

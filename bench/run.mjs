@@ -47,7 +47,7 @@ function warmupMs(name) {
 }
 const SEQ_WARMUP_MS = warmupMs('BENCH_SEQ_WARMUP_MS');
 const ONLY = process.env.BENCH_ONLY ?? '';
-const BENCH_NAMES = ['proxy', 'adapter', 'restart', 'http', 'otlp', 'export', 'mcp'];
+const BENCH_NAMES = ['proxy', 'adapter', 'restart', 'http', 'otlp', 'export', 'mcp', 'replay'];
 if (ONLY !== '' && !BENCH_NAMES.includes(ONLY)) throw new Error(`BENCH_ONLY must be one of ${BENCH_NAMES.join(', ')}`);
 /** The adapter scenario: calls per run, warm-up per run (ms), and the SDK generations it runs. */
 const ADAPTER = QUICK ? { calls: 500, warmupMs: 200 } : { calls: 10000, warmupMs: 1000 };
@@ -159,6 +159,7 @@ async function main() {
     if (ONLY === '' || ONLY === 'otlp') await measureOtlp(dataDir);
     if (ONLY === '' || ONLY === 'export') for (const line of (await (await import('./export.mjs')).measure({ mb: QUICK ? 100 : 1024 })).lines) console.log(line);
     if (ONLY === '' || ONLY === 'mcp') await mcpBench.measure({ rounds: QUICK ? 1 : 3 });
+    if (ONLY === '' || ONLY === 'replay') await (await import('./replay.mjs')).measureReplay(log); // graphmind replay of a 10,000-call run
   } finally {
     log(`graphmind serve peak RSS during the bench: ${(peakRss(serve.pid) / 1024 / 1024).toFixed(1)} MiB`);
     await serve.stop();

@@ -8,6 +8,7 @@ import type { HttpProxyFlags } from './http-proxy-command.js';
 import type { ExportFlags } from './export-command.js';
 import type { ImportFlags } from './import-command.js';
 import type { McpFlags } from './mcp-command.js';
+import type { ReplayFlags } from './replay-command.js';
 import { EXIT_USAGE, parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 import type { ServeFlags } from './serve-command.js';
 import { repeatedFlag } from './repeated-flag.js';
@@ -51,7 +52,35 @@ function refuseRepeated(command: string | undefined): void {
 }
 
 /** The commands named by a first argument (anything else is `serve`'s flags). */
-const COMMANDS = ['mcp-proxy', 'http-proxy', 'mcp', 'export', 'import', 'serve'];
+const COMMANDS = ['mcp-proxy', 'http-proxy', 'mcp', 'export', 'import', 'replay', 'serve'];
+
+/** `graphmind mcp`: its flags with yargs, then the command. */
+async function mcp(): Promise<void> {
+  const [{ default: yargs }, { mcpFlags, runMcpCommand }] = await Promise.all([import('yargs'), import('./mcp-command.js')]);
+  const version = readVersion();
+  const flags = await mcpFlags(yargs(argv.slice(1)))
+    .scriptName('graphmind mcp')
+    .version(version)
+    .help()
+    .strict()
+    .fail((message, error) => fail(`graphmind mcp: ${message ?? error?.message}`))
+    .parseAsync();
+  await runMcpCommand(flags as unknown as McpFlags, version);
+}
+
+/** `graphmind replay <run>`: its flags with yargs, then the command. */
+async function replay(): Promise<void> {
+  const [{ default: yargs }, { replayFlags, runReplayCommand }] = await Promise.all([import('yargs'), import('./replay-command.js')]);
+  const flags = await yargs(argv.slice(1))
+    .scriptName('graphmind replay')
+    .command('$0 <run>', 'Serve a recorded run as the MCP server it recorded, without that server (stdio, or --http <port>)', replayFlags)
+    .version(readVersion())
+    .help()
+    .strict()
+    .fail((message, error) => fail(`graphmind replay: ${message ?? error?.message}`))
+    .parseAsync();
+  await runReplayCommand(flags as unknown as ReplayFlags);
+}
 
 async function main(): Promise<void> {
   refuseRepeated(COMMANDS.includes(argv[0] ?? '') ? argv[0] : undefined);
@@ -79,19 +108,8 @@ async function main(): Promise<void> {
     await runHttpProxyCommand(flags as unknown as HttpProxyFlags);
     return;
   }
-  if (argv[0] === 'mcp') {
-    const [{ default: yargs }, { mcpFlags, runMcpCommand }] = await Promise.all([import('yargs'), import('./mcp-command.js')]);
-    const version = readVersion();
-    const flags = await mcpFlags(yargs(argv.slice(1)))
-      .scriptName('graphmind mcp')
-      .version(version)
-      .help()
-      .strict()
-      .fail((message, error) => fail(`graphmind mcp: ${message ?? error?.message}`))
-      .parseAsync();
-    await runMcpCommand(flags as unknown as McpFlags, version);
-    return;
-  }
+  if (argv[0] === 'mcp') return mcp();
+  if (argv[0] === 'replay') return replay();
   if (argv[0] === 'export' || argv[0] === 'import') {
     const name = argv[0];
     const [{ default: yargs }, exporting, importing] = await Promise.all([
@@ -125,6 +143,7 @@ async function main(): Promise<void> {
     .command('mcp', 'Serve the recorded runs to an assistant as an MCP server over stdio (graphmind mcp --help)')
     .command('export', 'Write a recorded run to a file: JSONL, HAR or OTLP/JSON (graphmind export --help)')
     .command('import', 'Load a run log someone sent you into the viewer (graphmind import --help)')
+    .command('replay', 'Serve a recorded run as a mock MCP server, without the real one (graphmind replay --help)')
     .command(['serve', '$0'], 'Start the debugger on 127.0.0.1:4747 (the default command)', serveFlags, (flags) =>
       runServeCommand(flags as unknown as ServeFlags, version),
     )

@@ -1,0 +1,94 @@
+import type { Argv } from 'yargs';
+import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
+import { RUN_ID_PATTERN } from '../protocol/run-model.js';
+import { EXIT_USAGE } from './proxy-flags.js';
+import type { RepeatMode } from '../replay/answer-queue.js';
+import type { MatchMode } from '../replay/match.js';
+
+/** Parsed `replay` flags. */
+export interface ReplayFlags {
+  run: string;
+  http?: number;
+  match: MatchMode;
+  repeat: RepeatMode;
+  'on-miss': 'error' | 'hang';
+  'as-sent-by-server': boolean;
+  port: number;
+  'data-dir'?: string;
+}
+
+/** The `replay` flags, for yargs. */
+export function replayFlags(yargs: Argv): Argv<ReplayFlags> {
+  return yargs
+    .positional('run', { type: 'string', describe: 'A run id, a run log file (.jsonl, or any path with a /), or an mcp-recorder cassette' })
+    .option('http', { type: 'number', describe: 'Serve Streamable HTTP at http://127.0.0.1:<port>/mcp (0: a free port) instead of stdio' })
+    .option('match', { choices: ['params', 'sequence', 'strict'] as const, default: 'params' as const, describe: 'How a request finds its recorded call' })
+    .option('repeat', { choices: ['error', 'last', 'cycle'] as const, default: 'error' as const, describe: "What answers a request whose recorded answers were all used" })
+    .option('on-miss', { choices: ['error', 'hang'] as const, default: 'error' as const, describe: 'A request with no recorded answer: a -32096 error, or no answer at all' })
+    .option('as-sent-by-server', { type: 'boolean', default: false, describe: 'Answer with what the server sent, not what the host received (before the debugger changed it)' })
+    .option('port', { type: 'number', default: DEFAULT_PORT, describe: 'Port of the graphmind serve to read a run id from (when one runs)' })
+    .option('data-dir', { type: 'string', describe: 'Where the token and the run logs are (default: GRAPHMIND_DATA_DIR or ~/.graphmind)' })
+    .check((argv) => {
+      if (typeof argv.run !== 'string' || argv.run === '') throw new Error('give a run id, a run log file or a cassette');
+      if (argv.http !== undefined && (!Number.isInteger(argv.http) || argv.http < 0 || argv.http > 65535)) throw new Error('--http must be a port number (0-65535, 0 for a free one)');
+      if (!Number.isInteger(argv.port) || argv.port < 1 || argv.port > 65535) throw new Error('--port must be a port number (1-65535)');
+      if (argv['data-dir'] !== undefined && argv['data-dir'] === '') throw new Error('--data-dir must not be empty');
+      return true;
+    }) as unknown as Argv<ReplayFlags>;
+}
+
+/** Is `run` a file rather than a run id? */
+export function isRunPath(run: string): boolean {
+  return run.endsWith('.jsonl') || run.endsWith('.json') || run.includes('/') || !RUN_ID_PATTERN.test(run);
+}
+
+/**
+ * `graphmind replay`: the recorded server without the server, on stdio
+ * (stdout is the wire) or over Streamable HTTP. Exits 2 with one line when
+ * the run cannot be read or replayed.
+ */
+export async function runReplayCommand(flags: ReplayFlags): Promise<void> {
+  const fail = (line: string): never => {
+    process.stderr.write(`graphmind replay: ${line}\n`);
+    process.exit(EXIT_USAGE);
+  };
+  const { loadRun, loadRunFromBytes } = await import('../replay/load-run.js');
+  let loaded: ReturnType<typeof loadRun>;
+  let what: string;
+  if (isRunPath(flags.run)) {
+    what = flags.run;
+    loaded = loadRun(flags.run);
+  } else {
+    const { findRunLog } = await import('./run-log-source.js');
+    const source = await findRunLog(flags.run, flags.port, flags['data-dir'] ?? defaultDataDir());
+    if (!source.ok) return fail(source.line);
+    what = `run ${flags.run}`;
+    loaded = 'body' in source ? loadRunFromBytes(source.body, flags.run) : loadRun(source.file, flags.run);
+  }
+  if (!loaded.ok) return fail(`cannot replay ${what}: ${loaded.reason}`);
+  const run = loaded.run;
+  if (run.missing.length > 0) {
+    return fail(`cannot replay ${what}: the recording lacks ${run.missing.join('; ')} (recorded with GRAPHMIND_HIDE_* or too large); record it again without them`);
+  }
+  const requests = run.calls.filter((call) => !call.notification).length;
+  const options = { match: flags.match, repeat: flags.repeat, onMiss: flags['on-miss'], asSentByServer: flags['as-sent-by-server'] };
+  if (flags.http === undefined) {
+    const { replayOverStdio } = await import('../replay/stdio-replay.js');
+    process.stderr.write(`graphmind replay: replaying ${what} (${requests} recorded requests) on stdio\n`);
+    await replayOverStdio(run, options, process.stdin, process.stdout);
+    process.exit(0);
+  }
+  const { replayOverHttp } = await import('../replay/http-replay.js');
+  let replay: Awaited<ReturnType<typeof replayOverHttp>>;
+  try {
+    replay = await replayOverHttp(run, options, flags.http);
+  } catch (error) {
+    return fail(`cannot listen on 127.0.0.1:${flags.http}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  process.stderr.write(`graphmind replay: replaying ${what} (${requests} recorded requests) at ${replay.url}\n`);
+  const stop = (): void => {
+    void replay.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

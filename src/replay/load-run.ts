@@ -1,0 +1,114 @@
+/**
+ * A recorded run read from a file: a run log (what `graphmind export
+ * --format jsonl` writes, and what the debugger keeps per run), or an
+ * mcp-recorder cassette. A log line that is not an event of the run (a
+ * torn last line, a damaged one) is skipped, as the debugger skips it.
+ *
+ * @module
+ */
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { readLines } from '../export/log-lines.js';
+import { eventsOfLine } from '../export/read-run-log.js';
+import { isCassette, runOfCassette } from './cassette.js';
+import { CallsOfEvents } from './calls-of-events.js';
+import type { RecordedRun } from './recorded-run.js';
+
+/** A file read as a recorded run, or why it could not be. */
+export type LoadedRun = { ok: true; run: RecordedRun; skippedLines: number } | { ok: false; reason: string };
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The run id a log line names, without checking the rest of it. */
+function runIdOfLine(line: Buffer): string | undefined {
+  try {
+    const value = JSON.parse(line.toString('utf8')) as { runId?: unknown };
+    return typeof value?.runId === 'string' ? value.runId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Lines of a run log folded into calls: what was read, and how many lines were not events of the run. */
+class LogFold {
+  readonly calls = new CallsOfEvents();
+  runId: string | undefined;
+  skippedLines = 0;
+  lines = 0;
+  events = 0;
+  firstLine: string | undefined;
+
+  line(line: Buffer): void {
+    if (line.length === 0) return;
+    this.lines++;
+    if (this.lines === 1) this.firstLine = line.subarray(0, 64).toString('utf8');
+    this.runId ??= runIdOfLine(line);
+    const found = this.runId === undefined ? undefined : eventsOfLine(line, this.runId);
+    if (found === undefined || found.length === 0) {
+      this.skippedLines++;
+      return;
+    }
+    for (const event of found) this.calls.apply(event);
+    this.events += found.length;
+  }
+
+  /** The run, or undefined when no line was an event of one. */
+  done(label: string | undefined, fallback: string): LoadedRun | undefined {
+    if (this.events === 0) return undefined;
+    return { ok: true, run: this.calls.run(label ?? this.runId ?? fallback), skippedLines: this.skippedLines };
+  }
+}
+
+const NOT_A_RUN = 'it is not a run log (no line is an event of a run) nor an mcp-recorder cassette';
+
+/** A run log given whole (as the debugger's API exports it). */
+export function loadRunFromBytes(body: Buffer, label: string): LoadedRun {
+  const fold = new LogFold();
+  let start = 0;
+  while (start < body.length) {
+    let end = body.indexOf(0x0a, start);
+    if (end === -1) end = body.length;
+    fold.line(body.subarray(start, end));
+    start = end + 1;
+  }
+  return fold.done(label, label) ?? { ok: false, reason: NOT_A_RUN };
+}
+
+/** Read `file` (see the module). `label` names it in lines (default: the run id, or the file). */
+export function loadRun(file: string, label?: string): LoadedRun {
+  let fd: number;
+  try {
+    // Non-blocking: a FIFO would otherwise wait for a writer.
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    return { ok: false, reason: `cannot open it (${errorText(error)})` };
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return { ok: false, reason: 'it is not a regular file' };
+    const fold = new LogFold();
+    const read = readLines(fd, (line) => fold.line(line));
+    fold.skippedLines += read.tooLong;
+    const loaded = fold.done(label, file);
+    if (loaded !== undefined) return loaded;
+    // No event: a cassette (one JSON document), or not a run at all.
+    if (fold.firstLine?.trimStart().startsWith('{') === true) return loadCassette(file, label);
+    return { ok: false, reason: NOT_A_RUN };
+  } catch (error) {
+    return { ok: false, reason: `cannot read it (${errorText(error)})` };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function loadCassette(file: string, label: string | undefined): LoadedRun {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return { ok: false, reason: `${NOT_A_RUN} (not JSON)` };
+  }
+  if (!isCassette(value)) return { ok: false, reason: `${NOT_A_RUN} (no version and interactions)` };
+  const read = runOfCassette(value, label ?? file);
+  return read.ok ? { ok: true, run: read.run, skippedLines: 0 } : read;
+}
