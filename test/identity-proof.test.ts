@@ -2,12 +2,17 @@
 // (control API, security rule 12). The proof as a playbook, then the client
 // against listeners that are honest, impostors, silent or absent.
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { proveDebugger } from '../src/report/prove-debugger.js';
 import { identityProof, NONCE_PATTERN, newNonce, provesIdentity } from '../src/protocol/identity-proof.js';
 import { answerIdentity } from '../src/server/identity-route.js';
+import { startServer } from '../src/server/serve.js';
+import { rawRequest } from './helpers/serve.js';
 
 const token = 'a'.repeat(64);
 const nonce = '0123456789abcdef'.repeat(4);
@@ -119,4 +124,28 @@ t.test('anything else on the port is an impostor; nothing there is absent', asyn
   closed.close();
   await once(closed, 'close');
   t.equal(await proveDebugger({ port: closedPort, token }), 'absent', 'nothing listening');
+});
+
+t.test('graphmind serve answers the route before the token check, behind its Host and Origin checks', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gm-identity-'));
+  const server = await startServer({ port: 0, dataDir, env: {} });
+  t.teardown(async () => {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const host = `127.0.0.1:${server.port}`;
+  const ok = await rawRequest(server.port, { path: `/api/identity?nonce=${nonce}`, headers: { host } });
+  t.equal(ok.status, 200, 'no token needed');
+  t.ok(provesIdentity(server.token, nonce, server.port, (ok.json as { proof?: unknown }).proof), 'the proof is for its token and port');
+  t.notMatch(ok.text, server.token, 'the token is not in the answer');
+  const rows: Array<[string, Parameters<typeof rawRequest>[1], number]> = [
+    ['no nonce', { path: '/api/identity', headers: { host } }, 400],
+    ['a foreign Host (DNS rebinding)', { path: `/api/identity?nonce=${nonce}`, headers: { host: `evil.example:${server.port}` } }, 403],
+    ['a foreign Origin', { path: `/api/identity?nonce=${nonce}`, headers: { host, origin: 'http://evil.example' } }, 403],
+    ['a POST', { method: 'POST', path: `/api/identity?nonce=${nonce}`, headers: { host } }, 405],
+    ['another /api path still wants the token', { path: '/api/health', headers: { host } }, 401],
+  ];
+  for (const [name, request, status] of rows) t.equal((await rawRequest(server.port, request)).status, status, name);
+  t.equal(await proveDebugger({ port: server.port, token: server.token }), 'proven', 'the client proves it');
+  t.equal(await proveDebugger({ port: server.port, token: 'not-its-token' }), 'other-token', 'and tells a debugger of another token');
 });
