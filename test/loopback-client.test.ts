@@ -8,18 +8,32 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { answerError, answerJson, DebuggerUnavailable, LoopbackClient, LoopbackError } from '../src/client/loopback-client.js';
+import { answerIdentity } from '../src/server/identity-route.js';
 
-/** A server that answers every request with `answer` and notes what it was sent. */
-async function fakeDebugger(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; port: number; seen: IncomingMessage[] }> {
+/**
+ * A server that answers every request with `answer` and notes what it was
+ * sent. It proves it holds `proves` on the identity route first (as a
+ * debugger does; not noted), unless `proves` is null: then the
+ * identity request goes to `answer` too.
+ */
+async function fakeDebugger(answer: (req: IncomingMessage, res: ServerResponse) => void, proves: string | null = 'the-token'): Promise<{ server: Server; port: number; seen: IncomingMessage[] }> {
   const seen: IncomingMessage[] = [];
+  let port = 0;
   const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (proves !== null && url.pathname === '/api/identity') {
+      const proof = answerIdentity(url.searchParams, proves, port);
+      res.writeHead(proof.status).end(JSON.stringify(proof.body));
+      return;
+    }
     seen.push(req);
     answer(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address !== 'object') throw new Error('no port');
-  return { server, port: address.port, seen };
+  port = address.port;
+  return { server, port, seen };
 }
 
 /** A port nothing listens on: one a server had, closed. */
@@ -56,13 +70,26 @@ t.test('an answer: its status, type and body; the token and the Host header as d
 });
 
 t.test('GRAPHMIND_TOKEN comes before the token file', async (t) => {
-  const { server, port, seen } = await fakeDebugger((_req, res) => res.end());
+  const { server, port, seen } = await fakeDebugger((_req, res) => res.end(), 'from-env');
   t.teardown(() => server.close());
   await new LoopbackClient({ port, dataDir, env: { GRAPHMIND_TOKEN: 'from-env' } }).request({ method: 'GET', path: '/' });
   t.equal(seen[0]?.headers.authorization, 'Bearer from-env');
 });
 
-const PLAYBOOK: Array<{ name: string; status?: number; body?: string; dir?: string; nothing?: boolean; command?: string; maxBytes?: number; expect: { unavailable?: boolean; refused?: boolean; loopback?: boolean; message: RegExp } }> = [
+const PLAYBOOK: Array<{
+  name: string;
+  status?: number;
+  body?: string;
+  dir?: string;
+  nothing?: boolean;
+  command?: string;
+  maxBytes?: number;
+  proves?: string | null;
+  expect: { unavailable?: boolean; refused?: boolean; impostor?: boolean; loopback?: boolean; message: RegExp };
+}> = [
+  { name: 'a listener that cannot prove it is the debugger', status: 200, proves: null, expect: { unavailable: true, refused: true, impostor: true, message: /^something else answers on port \d+ \(it could not prove it is the debugger\); not sending it the token$/ } },
+  { name: 'a debugger too old to know the identity route (401 to it)', status: 401, proves: null, expect: { unavailable: true, refused: true, impostor: true, message: /^something else answers on port \d+/ } },
+  { name: 'a debugger that proves another token', proves: 'another-token', command: 'graphmind mcp', expect: { unavailable: true, refused: true, impostor: false, message: /^the debugger on port \d+ refused our token \(it proves it holds another one\): it uses another data directory than .*; give graphmind mcp that --data-dir, or set GRAPHMIND_TOKEN$/ } },
   { name: 'no token anywhere', dir: noTokenDir, expect: { unavailable: true, refused: false, message: /^no debugger token \(no GRAPHMIND_TOKEN and no .*\/token\)$/ } },
   { name: 'no token, for a command that gives hints', dir: noTokenDir, command: 'graphmind mcp', expect: { unavailable: true, refused: false, message: /: is graphmind serve running with this data directory\?$/ } },
   { name: 'nothing listens', nothing: true, expect: { unavailable: true, refused: false, message: /^no debugger answers on 127\.0\.0\.1:\d+$/ } },
@@ -74,15 +101,17 @@ const PLAYBOOK: Array<{ name: string; status?: number; body?: string; dir?: stri
 for (const play of PLAYBOOK) {
   t.test(play.name, async (t) => {
     let port: number;
+    let seen: IncomingMessage[] = [];
     if (play.nothing === true) {
       port = await closedPort();
     } else {
       const fake = await fakeDebugger((_req, res) => {
         res.writeHead(play.status ?? 200);
         res.end(play.body ?? '');
-      });
+      }, play.proves === undefined ? 'the-token' : play.proves);
       t.teardown(() => fake.server.close());
       port = fake.port;
+      seen = fake.seen;
     }
     const client = new LoopbackClient({ port, dataDir: play.dir ?? dataDir, env, command: play.command, maxBytes: play.maxBytes });
     const error = await client.request({ method: 'GET', path: '/api/runs' }).then(
@@ -92,8 +121,11 @@ for (const play of PLAYBOOK) {
     if (play.expect.unavailable === true) {
       t.type(error, DebuggerUnavailable);
       t.equal((error as DebuggerUnavailable).refused, play.expect.refused);
+      if (play.expect.impostor !== undefined) t.equal((error as DebuggerUnavailable).impostor, play.expect.impostor);
     }
     if (play.expect.loopback === true) t.type(error, LoopbackError);
+    // A listener that did not prove our token was sent nothing (it noted every request).
+    if (play.proves !== undefined) t.equal(seen.filter((req) => req.headers.authorization !== undefined).length, 0, 'it got no token');
     t.match((error as Error).message, play.expect.message);
   });
 }

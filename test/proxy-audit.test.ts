@@ -13,8 +13,6 @@
 // 5. a debugger that refuses the proxy's token is said once, not silently
 //    left unobserved.
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import t from 'tap';
@@ -24,6 +22,7 @@ import { PROXY_FIXTURES, startProxy, waitFor, type ProxyProcess } from './helper
 import { decide, proxyEnv, setBreakpoints, waitForHold } from './helpers/gates.js';
 import { instancesOf, shapeProblems, stopAtTeardown, summarize, tempDir, waitForRun } from './helpers/graph.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
+import { provingServer } from './helpers/stand-in.js';
 import { frame, lines, messagesIn, responseTo, stderrMatch, toolsCall } from './helpers/wire.js';
 
 t.setTimeout(120_000);
@@ -320,16 +319,16 @@ t.test('a debugger that turns the proxy away is said once on stderr, however oft
     [503, 'it answered HTTP 503'],
   ];
   for (const [status, why] of refusals) {
-    // A stand-in for the debugger that refuses every upgrade with `status`, and counts them.
+    // A stand-in for the debugger that proves it holds the proxy's token
+    // (so the proxy goes on to the handshake), then refuses every upgrade
+    // with `status`, and counts them.
     let upgrades = 0;
-    const stub = createServer((_req, res) => res.writeHead(404).end());
+    const { http: stub, port } = await provingServer(0, 'not-the-token');
     stub.on('upgrade', (_req, socket: Duplex) => {
       upgrades++;
       socket.end(`HTTP/1.1 ${status} Refused\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
     });
-    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
     t.teardown(() => new Promise((resolve) => stub.close(resolve)));
-    const port = (stub.address() as AddressInfo).port;
     const proxy = startProxy(['--port', String(port)], [node, fixture('echo-server.mjs')], { env: withEnv({ GRAPHMIND_TOKEN: 'not-the-token' }) });
     stopAtTeardown(t, proxy);
     proxy.child.stdin.write(shortInitialize(1));

@@ -4,17 +4,17 @@
 // The recorder and the reporter build these events on their hot path; this
 // pins their wire format against a snapshot (test/fixtures/report-wire.jsonl;
 // UPDATE_WIRE_SNAPSHOT=1 rewrites it), attached and replayed after a detach.
-import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
-import { WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import { RelayRecorder, MAX_RECORDED_FRAME_BYTES, PAIR_WAIT_MS, RECORD_DELAY_MS } from '../src/relay/relay-recorder.js';
 import { IdSequence } from '../src/report/id-sequence.js';
 import { Reporter } from '../src/report/reporter.js';
 import { newFrame, type Direction, type Frame, type FrameType, type NodeRef } from '../src/streams/frame.js';
 import { waitFor } from './helpers/cli.js';
 import { freePort, tempDir } from './helpers/graph.js';
+import { provingWss, STAND_IN_TOKEN } from './helpers/stand-in.js';
 
 const keepAlive = setInterval(() => {}, 1000);
 t.teardown(() => clearInterval(keepAlive));
@@ -129,24 +129,27 @@ function normalized(texts: string[]): string[] {
   return lines;
 }
 
-/** A WebSocket server on `port` that keeps every message it receives in `texts`; closed at teardown. */
-async function listen(t: Test, port: number, texts: string[]): Promise<WebSocketServer> {
-  const wss = new WebSocketServer({ port, host: '127.0.0.1' });
-  await once(wss, 'listening');
-  wss.on('connection', (ws) => ws.on('message', (data) => texts.push(data.toString())));
-  t.teardown(() => {
-    for (const ws of wss.clients) ws.terminate();
-    return new Promise<void>((resolve) => wss.close(() => resolve()));
-  });
-  return wss;
+/**
+ * A WebSocket server on `port` that keeps every message it receives in
+ * `texts`; closed at teardown. It proves it holds the token the reporters
+ * here are given ({@link PROVEN}), as a client asks before it sends it.
+ */
+async function listen(t: Test, port: number, texts: string[]): Promise<{ wss: WebSocketServer; close(): Promise<void> }> {
+  const server = await provingWss(port);
+  server.wss.on('connection', (ws) => ws.on('message', (data) => texts.push(data.toString())));
+  t.teardown(server.close);
+  return server;
 }
+
+/** The environment of a reporter that talks to {@link listen}'s stand-in. */
+const PROVEN = { GRAPHMIND_TOKEN: STAND_IN_TOKEN };
 
 /** A recorder reporting to a socket that keeps every message in `texts`, attached before it starts. */
 async function attachedRecorder(t: Test, options: { toolResults?: boolean; maxBufferedEvents?: number } = {}): Promise<{ reporter: Reporter; recorder: RelayRecorder; texts: string[] }> {
   const port = await freePort();
   const texts: string[] = [];
   await listen(t, port, texts);
-  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20, ...(options.maxBufferedEvents === undefined ? {} : { maxBufferedEvents: options.maxBufferedEvents }) });
+  const reporter = new Reporter({ port, env: PROVEN, dataDir: tempDir(), reconnectMs: 20, ...(options.maxBufferedEvents === undefined ? {} : { maxBufferedEvents: options.maxBufferedEvents }) });
   t.teardown(() => reporter.close());
   t.ok(await reporter.waitForAttach(5000), 'attached');
   const recorder = new RelayRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: options.toolResults ?? false } });
@@ -157,7 +160,7 @@ async function attachedRecorder(t: Test, options: { toolResults?: boolean; maxBu
 async function detachedRecorder(t: Test, maxBufferedEvents?: number): Promise<{ port: number; texts: string[]; reporter: Reporter; recorder: RelayRecorder }> {
   const port = await freePort();
   const texts: string[] = [];
-  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20, ...(maxBufferedEvents === undefined ? {} : { maxBufferedEvents }) });
+  const reporter = new Reporter({ port, env: PROVEN, dataDir: tempDir(), reconnectMs: 20, ...(maxBufferedEvents === undefined ? {} : { maxBufferedEvents }) });
   t.teardown(() => reporter.close());
   const recorder = new RelayRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
   return { port, texts, reporter, recorder };
@@ -186,9 +189,9 @@ async function attachLater(
 async function capture(t: Test, attachFirst: boolean): Promise<string[]> {
   const port = await freePort();
   const texts: string[] = [];
-  const startServer = (): Promise<WebSocketServer> => listen(t, port, texts);
+  const startServer = (): Promise<unknown> => listen(t, port, texts);
   if (attachFirst) await startServer();
-  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20 });
+  const reporter = new Reporter({ port, env: PROVEN, dataDir: tempDir(), reconnectMs: 20 });
   t.teardown(() => reporter.close());
   if (attachFirst) t.ok(await reporter.waitForAttach(5000), 'attached');
   const shown = new RelayRecorder({ reporter, command: '/usr/bin/node', args: ['/srv/server.js', '--flag'], hide: { inputs: false, toolResults: false } });
@@ -540,7 +543,7 @@ t.test('a debugger that goes away while frames wait for the timer: they wait for
   const port = await freePort();
   const texts: string[] = [];
   const first = await listen(t, port, texts);
-  const reporter = new Reporter({ port, env: {}, dataDir: tempDir(), reconnectMs: 20 });
+  const reporter = new Reporter({ port, env: PROVEN, dataDir: tempDir(), reconnectMs: 20 });
   t.teardown(() => reporter.close());
   t.ok(await reporter.waitForAttach(5000), 'attached');
   const recorder = new RelayRecorder({ reporter, command: 'node', args: [], hide: { inputs: false, toolResults: false } });
@@ -549,8 +552,7 @@ t.test('a debugger that goes away while frames wait for the timer: they wait for
   const calls = echoCalls(recorder, 1, 20, (i) => (i <= 10 ? { content: [] } : undefined));
   const before = texts.length;
   // The debugger goes before the timer fires.
-  for (const ws of first.clients) ws.terminate();
-  await new Promise<void>((resolve) => first.close(() => resolve()));
+  await first.close();
   await waitFor(() => !reporter.attached, 5000, 'detached');
   t.equal(texts.length, before, 'nothing of the calls went out before the debugger left');
   // Long enough for any armed turn to come and go, detached.

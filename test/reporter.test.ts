@@ -21,6 +21,7 @@ import { Reporter, type DecisionMessage, type OutgoingEvent } from '../src/repor
 import { startServer, type GraphmindServer } from '../src/server/serve.js';
 import { waitFor } from './helpers/cli.js';
 import { freePort, getRun, hasIpv6Loopback, tempDir } from './helpers/graph.js';
+import { answeredIdentity, provingWss, STAND_IN_TOKEN } from './helpers/stand-in.js';
 
 // The reporter unrefs its sockets and timers so it never keeps a host alive;
 // keep this test process alive while it waits on them.
@@ -196,23 +197,25 @@ t.test('reconnects after the server restarts, re-reads the new token and reclaim
   t.equal((await runWhen(second, runId, (r) => r.status !== 'running', 'the end')).status, 'ok');
 });
 
-/** A stand-in debugger that sends whatever it is told, and records what it receives. */
-async function hostileServer(t: Teardown, port = 0): Promise<{ port: number; wss: WebSocketServer; received: RunEvent[]; connections: WebSocket[] }> {
-  const wss = new WebSocketServer({ port, host: '127.0.0.1' });
-  await once(wss, 'listening');
+/**
+ * A stand-in debugger that sends whatever it is told, and records what it
+ * receives. It proves it holds {@link STAND_IN_TOKEN} (give the reporter
+ * `env: PROVEN`), as a client asks before it sends the token.
+ */
+async function hostileServer(t: Teardown, port = 0): Promise<{ port: number; wss: WebSocketServer; received: RunEvent[]; connections: WebSocket[]; close(): Promise<void> }> {
+  const { wss, port: bound, close } = await provingWss(port);
   const received: RunEvent[] = [];
   const connections: WebSocket[] = [];
   wss.on('connection', (ws) => {
     connections.push(ws);
     ws.on('message', (data) => received.push(...(JSON.parse(data.toString()) as RunEvent[])));
   });
-  t.teardown(() => {
-    for (const ws of wss.clients) ws.terminate();
-    return new Promise<void>((resolve) => wss.close(() => resolve()));
-  });
-  const address = wss.address();
-  return { port: address !== null && typeof address === 'object' ? address.port : 0, wss, received, connections };
+  t.teardown(close);
+  return { port: bound, wss, received, connections, close };
 }
+
+/** The environment of a reporter that talks to a stand-in. */
+const PROVEN = { GRAPHMIND_TOKEN: STAND_IN_TOKEN };
 
 const GARBAGE: Array<string | Buffer> = [
   'not json',
@@ -236,7 +239,7 @@ const GARBAGE: Array<string | Buffer> = [
 
 t.test('never throws when the server sends garbage, and keeps reporting', async (t) => {
   const hostile = await hostileServer(t);
-  const reporter = reporterFor(t, { port: hostile.port, dataDir: tempDir() });
+  const reporter = reporterFor(t, { port: hostile.port, dataDir: tempDir(), env: PROVEN });
   const seen: Breakpoints[] = [];
   const decisions: DecisionMessage[] = [];
   reporter.on('breakpoints', (breakpoints: Breakpoints) => {
@@ -282,7 +285,8 @@ t.test('events sent while the connection is closing are sent again on the next o
   const wss = new WebSocketServer({ noServer: true });
   const received: RunEvent[] = [];
   wss.on('connection', (ws) => ws.on('message', (data) => received.push(...(JSON.parse(data.toString()) as RunEvent[]))));
-  const http = createServer();
+  let port = 0;
+  const http = createServer((req, res) => answeredIdentity(req, res, port) || res.writeHead(404).end());
   const sockets: Duplex[] = [];
   let upgrades = 0;
   let closing = false;
@@ -309,9 +313,9 @@ t.test('events sent while the connection is closing are sent again on the next o
     return new Promise<void>((resolve) => http.close(() => resolve()));
   });
   const address = http.address();
-  const port = address !== null && typeof address === 'object' ? address.port : 0;
+  port = address !== null && typeof address === 'object' ? address.port : 0;
 
-  const reporter = reporterFor(t, { port, dataDir: tempDir() });
+  const reporter = reporterFor(t, { port, dataDir: tempDir(), env: PROVEN });
   t.ok(await reporter.waitForAttach(5000), 'attached to the first connection');
   await waitFor(() => closing, 5000, 'the reporter to answer the close frame');
   const runId = reporter.startRun('through a closing socket', 'test', {});
@@ -334,7 +338,7 @@ t.test('a reporter process writes nothing to stdout, whatever the server does', 
   const reporterModule = new URL('../dist/report/reporter.js', import.meta.url).href;
   const script = `
     const { Reporter } = await import(${JSON.stringify(reporterModule)});
-    const reporter = new Reporter({ port: ${hostile.port}, env: {}, dataDir: '/nonexistent', reconnectMs: 20 });
+    const reporter = new Reporter({ port: ${hostile.port}, env: ${JSON.stringify(PROVEN)}, dataDir: '/nonexistent', reconnectMs: 20 });
     reporter.on('breakpoints', () => { throw new Error('listener'); });
     const runId = reporter.startRun('quiet', 'test', {});
     for (let i = 0; i < 100; i++) reporter.send(runId, { type: 'log', nodeId: 'n', stream: 'stderr', text: 'x' + i });
@@ -364,7 +368,7 @@ t.test('an awaited flush keeps the process alive until it resolves', async (t) =
   const reporterModule = new URL('../dist/report/reporter.js', import.meta.url).href;
   const script = `
     const { Reporter } = await import(${JSON.stringify(reporterModule)});
-    const reporter = new Reporter({ port: ${hostile.port}, env: {}, dataDir: '/nonexistent' });
+    const reporter = new Reporter({ port: ${hostile.port}, env: ${JSON.stringify(PROVEN)}, dataDir: '/nonexistent' });
     if (!(await reporter.waitForAttach(5000))) process.exit(3);
     const runId = reporter.startRun('flushed', 'test', {});
     for (let i = 0; i < 8; i++) reporter.send(runId, { type: 'log', nodeId: 'n', stream: 'stderr', text: 'x'.repeat(1 << 20) });
@@ -543,15 +547,14 @@ t.test('a full buffer never loses a run: its run.started and its root are kept a
 t.test('the buffer keeps its order across wrap-around, growth and drops', async (t) => {
   const port = await freePort();
   let debuggerNow = await hostileServer(t, port);
-  const reporter = reporterFor(t, { port, dataDir: tempDir(), maxBufferedEvents: 3000 });
+  const reporter = reporterFor(t, { port, dataDir: tempDir(), maxBufferedEvents: 3000, env: PROVEN });
   t.ok(await reporter.waitForAttach(5000));
   const runId = reporter.startRun('ring', 'test', {});
   const log = (text: string): void => reporter.send(runId, { type: 'log', nodeId: 'n', stream: 'stderr', text });
   for (let i = 1; i <= 700; i++) log(`a${i}`);
   await waitFor(() => debuggerNow.received.length === 701, 5000, 'the first events');
   const detached = once(reporter, 'detached');
-  for (const ws of debuggerNow.wss.clients) ws.terminate();
-  await new Promise<void>((resolve) => debuggerNow.wss.close(() => resolve()));
+  await debuggerNow.close();
   await detached;
   // The buffer's head is no longer at its start: it grows (twice) with the
   // oldest event in the middle of it, then wraps and drops.
@@ -591,7 +594,7 @@ t.test('attached, events of many turns go out together; a hold goes at once', as
   const hostile = await hostileServer(t);
   let messages = 0;
   hostile.wss.on('connection', (ws) => ws.on('message', () => messages++));
-  const reporter = reporterFor(t, { port: hostile.port, dataDir: tempDir() });
+  const reporter = reporterFor(t, { port: hostile.port, dataDir: tempDir(), env: PROVEN });
   t.ok(await reporter.waitForAttach(5000));
   const runId = reporter.startRun('coalesced', 'test', {});
   await reporter.flush(2000);

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { DebuggerGate } from '../gates/debugger-gate.js';
 import type { PendingHold } from '../gates/gate.js';
 import { loopAllowList } from '../gates/loop-detector.js';
+import { debuggerImpostor } from '../relay/messages.js';
 import { HIDDEN, hideSettings, type HideSettings } from '../report/hide.js';
 import { Reporter } from '../report/reporter.js';
 import type { GraphmindOptions } from './adapter-options.js';
@@ -100,6 +101,8 @@ export class AdapterRuntime {
       this.live.showLongCalls();
     });
     this.reporter.on('detached', () => this.live.stopShowing());
+    // Something else on the debugger's port: said once, and it gets nothing.
+    this.reporter.once('impostor', (port: number) => warn(debuggerImpostor('adapter', port)));
     watchExit(this);
   }
 

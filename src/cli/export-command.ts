@@ -97,6 +97,8 @@ export async function runExportCommand(flags: ExportFlags, version: string): Pro
     from = `the debugger on 127.0.0.1:${flags.port}`;
   } catch (error) {
     if (!(error instanceof DebuggerUnavailable)) return fail(error instanceof Error ? error.message : String(error));
+    // Something that is not the debugger holds the port: said, and it got nothing.
+    if (error.impostor) process.stderr.write(`graphmind export: ${error.message}; reading ${dataDir} instead\n`);
     const { exportRun } = await import('../export/export-run.js');
     const log = join(dataDir, 'runs', `${runId}.jsonl`);
     const exported = await exportRun(log, runId, format, { stream: counted }, { version });

@@ -118,7 +118,7 @@ async function main(): Promise<void> {
       name === 'import' ? import('./import-command.js') : undefined,
     ]);
     const version = readVersion();
-    const parser = yargs(argv.slice(1)).scriptName(`graphmind ${name}`);
+    const parser = yargs(importing?.importArguments(argv.slice(1)) ?? argv.slice(1)).scriptName(`graphmind ${name}`);
     const commanded =
       exporting !== undefined
         ? parser.command('$0 <runId>', 'Write a recorded run as its JSONL log (what graphmind import loads), a HAR file, or an OTLP/JSON trace', exporting.exportFlags)

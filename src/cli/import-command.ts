@@ -1,7 +1,10 @@
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
+import type { ImportedLog } from '../export/import-run.js';
+import { DEFAULT_IMPORT_MAX_BYTES, openImportSource, readImportSource } from './import-source.js';
+import { DEFAULT_MAX_RUNS, retentionNotice, runLogsIn } from './import-retention.js';
 
 /** Parsed `import` flags. */
 export interface ImportFlags {
@@ -9,21 +12,57 @@ export interface ImportFlags {
   'new-id': boolean;
   port: number;
   'data-dir'?: string;
+  'max-bytes': number;
+  'max-runs': number;
+  'allow-trim': boolean;
 }
 
 /** The `import` flags, for yargs. */
 export function importFlags(yargs: Argv): Argv<ImportFlags> {
   return yargs
-    .positional('file', { type: 'string', describe: 'A run log: what graphmind export --format jsonl wrote (or a <runId>.jsonl from a data directory)' })
+    .positional('file', { type: 'string', describe: 'A run log: what graphmind export --format jsonl wrote (or a <runId>.jsonl from a data directory); - reads standard input' })
     .option('new-id', { type: 'boolean', default: false, describe: 'Load it under a new run id (to keep a run of the same id that is here already)' })
     .option('port', { type: 'number', default: DEFAULT_PORT, describe: 'Port of the graphmind serve to load it into (when one runs)' })
     .option('data-dir', { type: 'string', describe: 'Where the token and the run logs are (default: GRAPHMIND_DATA_DIR or ~/.graphmind)' })
+    .option('max-bytes', { type: 'number', default: DEFAULT_IMPORT_MAX_BYTES, describe: 'The largest log read, in bytes (default 268435456, 256 MiB)' })
+    .option('max-runs', { type: 'number', default: DEFAULT_MAX_RUNS, describe: 'With no debugger running: the --max-runs the next graphmind serve starts with (an import it would trim is refused)' })
+    .option('allow-trim', { type: 'boolean', default: false, describe: 'Write it into the data directory even when the next start would trim runs to --max-runs' })
     .check((argv) => {
-      if (typeof argv.file !== 'string' || argv.file === '') throw new Error('give the file of a run log');
+      if (typeof argv.file !== 'string' || argv.file === '') throw new Error('give the file of a run log (or - for standard input)');
       if (!Number.isInteger(argv.port) || argv.port < 1 || argv.port > 65535) throw new Error('--port must be a port number (1-65535)');
       if (argv['data-dir'] !== undefined && argv['data-dir'] === '') throw new Error('--data-dir must not be empty');
+      if (!Number.isSafeInteger(argv['max-bytes']) || argv['max-bytes'] < 1) throw new Error('--max-bytes must be a positive whole number of bytes');
+      if (!Number.isSafeInteger(argv['max-runs']) || argv['max-runs'] < 1) throw new Error('--max-runs must be a positive whole number');
       return true;
     }) as unknown as Argv<ImportFlags>;
+}
+
+/** Stands for `-` (standard input) while yargs parses: no path can hold a NUL. */
+const STDIN_ARGUMENT = '\u0000-';
+
+/** The command's arguments for yargs, with a bare `-` (which yargs would turn into '' or true) carried as {@link STDIN_ARGUMENT}. */
+export function importArguments(args: readonly string[]): string[] {
+  return args.map((arg) => (arg === '-' ? STDIN_ARGUMENT : arg));
+}
+
+/** Say why the import failed, in one line, and exit 1. */
+function fail(line: string): never {
+  process.stderr.write(`graphmind import: ${line}\n`);
+  process.exit(1);
+}
+
+/** The log's bytes (a regular file, or standard input for `-`), read up to `--max-bytes`; exits 1 with one line when refused. */
+async function readSource(flags: ImportFlags): Promise<Buffer> {
+  const maxBytes = flags['max-bytes'];
+  const label = flags.file === '-' ? 'standard input' : flags.file;
+  const source = openImportSource(flags.file, maxBytes);
+  if (typeof source === 'string') return fail(source);
+  try {
+    const bytes = await readImportSource(source, label, maxBytes);
+    return typeof bytes === 'string' ? fail(bytes) : bytes;
+  } finally {
+    source.close();
+  }
 }
 
 /**
@@ -32,25 +71,16 @@ export function importFlags(yargs: Argv): Argv<ImportFlags> {
  * debugger running, write it into the data directory's runs, where the
  * next `graphmind serve` loads it. Exits 1 with one line when it cannot.
  */
-export async function runImportCommand(flags: ImportFlags): Promise<void> {
-  const [{ LoopbackClient, DebuggerUnavailable, answerError }, { readImport, renamed, newImportId }] = await Promise.all([
-    import('../client/loopback-client.js'),
-    import('../export/import-run.js'),
-  ]);
-  const fail = (line: string): never => {
-    process.stderr.write(`graphmind import: ${line}\n`);
-    process.exit(1);
-  };
+export async function runImportCommand(parsed: ImportFlags): Promise<void> {
+  const flags = parsed.file === STDIN_ARGUMENT ? { ...parsed, file: '-' } : parsed;
+  const [{ LoopbackClient, DebuggerUnavailable, answerError }, { readImport }] = await Promise.all([import('../client/loopback-client.js'), import('../export/import-run.js')]);
   const dataDir = flags['data-dir'] ?? defaultDataDir();
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(flags.file);
-  } catch (error) {
-    return fail(`cannot read ${flags.file}: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const bytes = await readSource(flags);
   const read = readImport(bytes);
-  if (typeof read === 'string') return fail(`${flags.file}: ${read}`);
+  const label = flags.file === '-' ? 'standard input' : flags.file;
+  if (typeof read === 'string') return fail(`${label}: ${read}`);
   const skipped = read.skippedLines > 0 ? `; ${read.skippedLines} line(s) that are not events of the run were left out` : '';
+  let unavailable: InstanceType<typeof DebuggerUnavailable>;
   try {
     const client = new LoopbackClient({ port: flags.port, dataDir, timeoutMs: 120_000 });
     const answer = await client.request({
@@ -59,17 +89,33 @@ export async function runImportCommand(flags: ImportFlags): Promise<void> {
       body: bytes,
       contentType: 'application/x-ndjson',
     });
+    if (answer.status === 413) {
+      return fail(`the debugger on 127.0.0.1:${flags.port} did not load it: the log is ${bytes.length} bytes, more than that graphmind serve takes in one request (its --max-body, 64 MiB unless it was started with a larger one)`);
+    }
     if (answer.status !== 201) return fail(`the debugger on 127.0.0.1:${flags.port} did not load it: ${answerError(answer)}`);
     const { runId } = JSON.parse(answer.body.toString('utf8')) as { runId: string };
     process.stdout.write(`graphmind import: loaded run ${runId} into the debugger: http://127.0.0.1:${flags.port}/#run=${encodeURIComponent(runId)}${skipped}\n`);
     return;
   } catch (error) {
     if (!(error instanceof DebuggerUnavailable)) return fail(error instanceof Error ? error.message : String(error));
+    unavailable = error;
   }
-  // No debugger of this data directory runs: the log goes where the next one loads it from.
+  // Something that is not the debugger holds the port: said, and it got nothing.
+  if (unavailable.impostor) process.stderr.write(`graphmind import: ${unavailable.message}\n`);
+  // (No token here counts as no debugger: one serving this data directory would have written it.)
+  const why = unavailable.refused ? unavailable.message : `no debugger answers on 127.0.0.1:${flags.port}`;
+  await writeIntoDataDir(flags, dataDir, read, why, skipped);
+}
+
+/** No debugger of this data directory answers: the log goes where the next one loads it from, unless that start would trim runs. */
+async function writeIntoDataDir(flags: ImportFlags, dataDir: string, read: ImportedLog, why: string, skipped: string): Promise<void> {
+  const { renamed, newImportId } = await import('../export/import-run.js');
   const log = flags['new-id'] ? renamed(read, newImportId()) : read;
   const dir = join(dataDir, 'runs');
   const file = join(dir, `${log.runId}.jsonl`);
+  if (existsSync(file)) return fail(`${file} exists: a run with this id is in ${dataDir} already (use --new-id to keep both)`);
+  const notice = retentionNotice(dataDir, runLogsIn(dataDir), flags['max-runs'], flags['allow-trim']);
+  if (notice?.refuse === true) return fail(notice.line);
   let fd: number;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -86,5 +132,6 @@ export async function runImportCommand(flags: ImportFlags): Promise<void> {
   } finally {
     closeSync(fd);
   }
-  process.stdout.write(`graphmind import: no debugger answers on 127.0.0.1:${flags.port}; wrote run ${log.runId} to ${file}: graphmind serve --data-dir ${dataDir} shows it${skipped}\n`);
+  if (notice !== undefined) process.stderr.write(`graphmind import: ${notice.line}\n`);
+  process.stdout.write(`graphmind import: ${why}; wrote run ${log.runId} to ${file}: graphmind serve --data-dir ${dataDir} shows it${skipped}\n`);
 }

@@ -61,3 +61,32 @@ export function openImportSource(path: string, maxBytes: number): ImportSource |
     return `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`;
   }
 }
+
+/** The size of each read from an import source. */
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Read all of `source`, chunk by chunk, stopping as soon as it passes
+ * `maxBytes` (a file that grows while read, or standard input, is held to
+ * the cap as it comes, never read whole first). The bytes, or why not in
+ * one line (`label` names the source).
+ */
+export async function readImportSource(source: ImportSource, label: string, maxBytes: number): Promise<Buffer | string> {
+  const { createReadStream } = await import('node:fs');
+  const stream = source.fd === 0 ? process.stdin : createReadStream('', { fd: source.fd, autoClose: false, highWaterMark: CHUNK_BYTES });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        if (source.fd !== 0) stream.destroy();
+        return `${label} is over the ${maxBytes}-byte limit: raise it with --max-bytes`;
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    return `cannot read ${label}: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return Buffer.concat(chunks, size);
+}

@@ -8,7 +8,12 @@
  * `graphmind export`, `graphmind import` and `graphmind mcp` all talk to the
  * debugger through it.
  *
- * Nothing answering, no token, or the token refused is
+ * Before every request, whoever listens must prove it holds the token
+ * (`GET /api/identity`, control API security rule 12): the token goes only
+ * to a listener that does.
+ *
+ * Nothing answering, no token, a listener that cannot prove it is the
+ * debugger (an `impostor`), or the token refused is
  * {@link DebuggerUnavailable} (the commands then read or write the data
  * directory instead); a connection that breaks, an answer too large or
  * too slow is a {@link LoopbackError}.
@@ -18,6 +23,8 @@
 import { request } from 'node:http';
 import { isObject } from '../json/is-object.js';
 import { readToken } from '../report/config.js';
+import { NOT_LISTENING, proveDebugger } from '../report/prove-debugger.js';
+import { somethingElseAnswers } from '../relay/messages.js';
 
 /**
  * No debugger to talk to: nothing listens on its port, or what listens
@@ -28,12 +35,14 @@ export class DebuggerUnavailable extends Error {
   override readonly name = 'DebuggerUnavailable';
 
   /**
-   * @param refused - something answered but turned us away (401/403), rather than nothing answering
+   * @param refused - something answered but turned us away (401/403) or could not prove it is our debugger, rather than nothing answering
    * @param message - one line, for people
+   * @param impostor - what answered could not prove it is the debugger at all (it was sent nothing)
    */
   constructor(
     readonly refused: boolean,
     message: string,
+    readonly impostor = false,
   ) {
     super(message);
   }
@@ -89,8 +98,8 @@ export interface LoopbackAnswer {
   body: Buffer;
 }
 
-/** Connection errors that mean nothing listens at that address. */
-const NOT_THERE = new Set(['ECONNREFUSED', 'EADDRNOTAVAIL', 'EAFNOSUPPORT', 'ENETUNREACH', 'EHOSTUNREACH']);
+/** How long a listener has to prove it is the debugger. */
+const PROVE_TIMEOUT_MS = 5000;
 
 /** The two loopback addresses a `graphmind serve` may listen on, and their Host header. */
 const ADDRESSES = [
@@ -131,12 +140,20 @@ export class LoopbackClient {
       throw new DebuggerUnavailable(false, `no debugger token (no GRAPHMIND_TOKEN and no ${this.#dataDir}/token)${hint}`);
     }
     const order = this.#preferred === 0 ? [0, 1] : [1, 0];
+    const hint = this.#command === undefined ? '' : `; give ${this.#command} that --data-dir, or set GRAPHMIND_TOKEN`;
     for (const index of order) {
+      // The token goes only to a listener that proves it holds it: one check per request, since the debugger may have gone and something else come.
+      const host = (ADDRESSES[index] as (typeof ADDRESSES)[number]).host;
+      const identity = await proveDebugger({ host, port: this.#port, token, timeoutMs: Math.min(this.#timeoutMs, PROVE_TIMEOUT_MS) });
+      if (identity === 'absent') continue;
+      this.#preferred = index;
+      if (identity === 'impostor') throw new DebuggerUnavailable(true, `${somethingElseAnswers(this.#port)}; not sending it the token`, true);
+      if (identity === 'other-token') {
+        throw new DebuggerUnavailable(true, `the debugger on port ${this.#port} refused our token (it proves it holds another one): it uses another data directory than ${this.#dataDir}${hint}`);
+      }
       const answer = await this.#send(index, call, token);
       if (answer === undefined) continue;
-      this.#preferred = index;
       if (answer.status === 401 || answer.status === 403) {
-        const hint = this.#command === undefined ? '' : `; give ${this.#command} that --data-dir, or set GRAPHMIND_TOKEN`;
         throw new DebuggerUnavailable(true, `the debugger on port ${this.#port} refused our token (HTTP ${answer.status}): it uses another data directory than ${this.#dataDir}${hint}`);
       }
       return answer;
@@ -181,7 +198,7 @@ export class LoopbackClient {
       });
       req.setTimeout(this.#timeoutMs, () => req.destroy(new Error(`no answer within ${this.#timeoutMs} ms`)));
       req.on('error', (error: NodeJS.ErrnoException) => {
-        if (NOT_THERE.has(error.code ?? '')) resolve(undefined);
+        if (NOT_LISTENING.has(error.code ?? '')) resolve(undefined);
         else reject(new LoopbackError(`the debugger on port ${this.#port} did not answer ${method} ${path}: ${error.message}`));
       });
       req.end(body);

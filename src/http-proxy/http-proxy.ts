@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DebuggerGate } from '../gates/debugger-gate.js';
 import { loopAllowList } from '../gates/loop-detector.js';
-import { debuggerRefused, holding, traceLine } from '../relay/messages.js';
+import { debuggerImpostor, debuggerRefused, holding, traceLine } from '../relay/messages.js';
 import type { TextSink } from '../relay/text-sink.js';
 import { WAIT_FOR_ATTACH_MS, type HoldingNotice } from '../relay/frame-holds.js';
 import { hideSettings, switchOn } from '../report/hide.js';
@@ -121,6 +121,7 @@ export class HttpProxy {
       this.core = new DebuggerGate({ reporter });
       // A debugger that turns us away is worth one line: otherwise every session is silently unobserved.
       reporter.once('refused', (status: number) => this.#say(`${debuggerRefused('http-proxy', reporter.url, status)}\n`));
+      reporter.once('impostor', (port: number) => this.#say(`${debuggerImpostor('http-proxy', port)}\n`));
       if (options.waitForAttach === true) this.#ready = this.core.whenArmed(WAIT_FOR_ATTACH_MS).then(() => (this.#ready = undefined));
     }
   }

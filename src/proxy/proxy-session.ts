@@ -2,7 +2,7 @@ import { spawn as nodeSpawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { answerRequester, errorAnswer } from '../relay/answer-requester.js';
 import { startDebugSession, type DebugSession } from '../relay/debug-session.js';
-import { debuggerRefused, holding } from '../relay/messages.js';
+import { debuggerImpostor, debuggerRefused, holding } from '../relay/messages.js';
 import { createRelay, type Relay } from '../streams/create-relay.js';
 import { idForDisplay } from '../streams/exact-id.js';
 import type { Frame } from '../streams/frame.js';
@@ -190,6 +190,7 @@ export class ProxySession implements RestartHost {
     this.#take(child);
     // A debugger that turns us away is worth one line: otherwise the session is silently unobserved.
     report?.reporter.once('refused', (status: number) => this.#sink.write(`${debuggerRefused('mcp-proxy', report.reporter.url, status)}\n`));
+    report?.reporter.once('impostor', (port: number) => this.#sink.write(`${debuggerImpostor('mcp-proxy', port)}\n`));
     report?.recorder.onSpawned(child.pid);
     const relay = this.#createRelay(child);
     this.#relay = relay;

@@ -31,6 +31,26 @@ export function debuggerRefused(command: ProxyCommand, url: string, status: numb
   return `${proxyPrefix(command)}the debugger at ${url} refused this proxy: ${why}; relaying without it, and trying again`;
 }
 
+/** Who prints a reporter's lines: one of the proxies, or the adapter inside the MCP server. */
+export type ReportingCommand = ProxyCommand | 'adapter';
+
+/**
+ * Something listens on the debugger's port but could not prove it holds
+ * the token (control API, security rule 12): another program, or a
+ * `graphmind serve` too old to know the identity route. It was sent
+ * neither the token nor any session. Said once per process; the relay (or
+ * the adapter's server) goes on without a debugger, and keeps looking for
+ * the real one.
+ */
+export function debuggerImpostor(command: ReportingCommand, port: number): string {
+  return `graphmind ${command}: ${somethingElseAnswers(port)}; not sending it the token or any session, and going on without a debugger`;
+}
+
+/** The words every client uses for a listener on `port` that could not prove it is the debugger (the CLI's commands add what they did instead). */
+export function somethingElseAnswers(port: number): string {
+  return `something else answers on port ${port} (it could not prove it is the debugger)`;
+}
+
 /**
  * A frame is held and the host is waiting: said once per hold, where hosts
  * show server logs. `url` is the debugger's. A loop hold (`loopTool`: the

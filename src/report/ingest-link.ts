@@ -1,9 +1,11 @@
 /**
  * The reporter's connection to `graphmind serve`: a plain TCP probe of the
- * debugger's port, then (only when something answers) the WebSocket client
- * and the handshake, and reconnects on the {@link Backoff} schedule. It
- * never throws and never keeps the host process alive; what arrives and
- * what happens to the connection go to its {@link LinkHandlers}.
+ * debugger's port, then (only when something answers) the identity check
+ * (the listener proves it holds our token before it is sent: see
+ * `prove-debugger.ts`), then the WebSocket client and the handshake, and
+ * reconnects on the {@link Backoff} schedule. It never throws and never
+ * keeps the host process alive; what arrives and what happens to the
+ * connection go to its {@link LinkHandlers}.
  *
  * @module
  */
@@ -15,12 +17,22 @@ import type WebSocket from 'ws';
 import { Backoff } from './backoff.js';
 import { readToken } from './config.js';
 import { LOOPBACK_HOSTS, urlHost, type IngestTarget } from './ingest-url.js';
+import type { DebuggerIdentity } from './prove-debugger.js';
 
 /** How long the plain TCP probe of the debugger's port may take. */
 const PROBE_TIMEOUT_MS = 5000;
 
 type WebSocketModule = typeof import('ws');
 let wsModule: Promise<WebSocketModule> | undefined;
+
+type ProverModule = typeof import('./prove-debugger.js');
+let proverModule: Promise<ProverModule> | undefined;
+
+/** The identity check (and with it `node:http`), imported once something accepts on the port. */
+function loadProver(): Promise<ProverModule> {
+  proverModule ??= import('./prove-debugger.js');
+  return proverModule;
+}
 
 /** The `ws` module, imported on first use. */
 function loadWebSocket(): Promise<WebSocketModule> {
@@ -40,8 +52,14 @@ export interface LinkHandlers {
   message(text: string): void;
   /** The connection closed; `wasAttached` if it had been up. A reconnect is scheduled. */
   closed(wasAttached: boolean): void;
-  /** Something on the port turned the handshake down with this HTTP status. */
+  /**
+   * Something on the port turned the handshake down with this HTTP status;
+   * or, as 401, answered the identity check with a proof for another token
+   * (a debugger of another data directory), and was sent nothing.
+   */
   refused(status: number): void;
+  /** Something on the port could not prove it is the debugger: it was sent neither the token nor anything else. */
+  impostor(): void;
 }
 
 /** Options for {@link IngestLink}. */
@@ -72,6 +90,8 @@ export class IngestLink {
   #attached = false;
   #closed = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
+  /** Aborts an identity check under way when the link closes. */
+  readonly #stop = new AbortController();
 
   constructor(options: IngestLinkOptions, handlers: LinkHandlers) {
     this.#options = options;
@@ -108,8 +128,9 @@ export class IngestLink {
   /**
    * One connection attempt. A plain TCP connection to the port first:
    * nothing listening (the usual case when no debugger runs) fails at once
-   * and costs no WebSocket client. When something accepts, the probe is
-   * closed and the real handshake follows.
+   * and costs no HTTP or WebSocket client. When something accepts, the
+   * probe is closed, the listener proves it holds our token, and only then
+   * does the real handshake follow.
    */
   connect(): void {
     if (this.#closed) return;
@@ -139,6 +160,7 @@ export class IngestLink {
     this.#closed = true;
     clearTimeout(this.#reconnectTimer);
     this.#probe?.destroy();
+    this.#stop.abort();
     try {
       this.#ws?.close();
     } catch {
@@ -146,8 +168,12 @@ export class IngestLink {
     }
   }
 
-  /** Probe `host`; if nothing accepts there, `next` (when given), else give up this attempt. */
-  #probeHost(host: string, next: string | undefined): void {
+  /**
+   * Probe `host`; if nothing accepts there, or what does is not our
+   * debugger, `next` (when given), else give up this attempt. `met` is
+   * what an address tried before in this attempt met.
+   */
+  #probeHost(host: string, next: string | undefined, met?: DebuggerIdentity): void {
     if (this.#closed) {
       this.#connecting = false;
       return;
@@ -156,7 +182,7 @@ export class IngestLink {
     try {
       probe = netConnect({ host, port: this.#options.port });
     } catch {
-      this.#probeFailed(next);
+      this.#probeFailed(next, met);
       return;
     }
     this.#probe = probe;
@@ -168,7 +194,7 @@ export class IngestLink {
       settled = true;
       this.#probe = undefined;
       probe.destroy();
-      this.#probeFailed(next);
+      this.#probeFailed(next, met);
     };
     probe.on('error', failed);
     probe.on('close', failed);
@@ -178,14 +204,44 @@ export class IngestLink {
       settled = true;
       this.#probe = undefined;
       probe.destroy();
-      this.#host = host;
-      void this.#handshake();
+      void this.#identify(host, next);
     });
   }
 
-  #probeFailed(next: string | undefined): void {
-    if (next === undefined) this.#attemptFailed();
-    else this.#probeHost(next, undefined);
+  /** Nothing accepted on the last address tried: the next one, else this attempt is over (saying what met it first, if anything did). */
+  #probeFailed(next: string | undefined, met?: DebuggerIdentity): void {
+    if (next !== undefined) return this.#probeHost(next, undefined, met);
+    if (met === 'impostor') this.#on.impostor();
+    else if (met === 'other-token') this.#on.refused(401);
+    this.#attemptFailed();
+  }
+
+  /**
+   * Something accepts on `host`: it must prove it holds our token before
+   * the handshake sends it (and then the session) there. One check per
+   * connection attempt, never per message.
+   */
+  async #identify(host: string, next: string | undefined): Promise<void> {
+    const { port, dataDir, env } = this.#options;
+    const token = readToken(dataDir, env);
+    let identity: DebuggerIdentity;
+    try {
+      const { proveDebugger } = await loadProver();
+      identity = await proveDebugger({ host, port, token, timeoutMs: PROBE_TIMEOUT_MS, unref: true, signal: this.#stop.signal });
+    } catch {
+      proverModule = undefined;
+      return this.#attemptFailed();
+    }
+    if (this.#closed) {
+      this.#connecting = false;
+      return;
+    }
+    if (identity === 'proven' && token !== undefined) {
+      this.#host = host;
+      return this.#handshake(token);
+    }
+    // Not ours: the other loopback address may hold the debugger.
+    this.#probeFailed(next, identity === 'absent' ? undefined : identity);
   }
 
   #attemptFailed(): void {
@@ -193,8 +249,8 @@ export class IngestLink {
     this.#scheduleReconnect();
   }
 
-  /** The WebSocket to the host that answered the probe, or undefined if it cannot be made. */
-  async #open(): Promise<WebSocket | undefined> {
+  /** The WebSocket to the host that proved itself, presenting `token` (the one it proved it holds), or undefined if it cannot be made. */
+  async #open(token: string): Promise<WebSocket | undefined> {
     let WebSocketClient: WebSocketModule['default'];
     try {
       WebSocketClient = (await loadWebSocket()).default;
@@ -207,11 +263,10 @@ export class IngestLink {
       this.#connecting = false;
       return undefined;
     }
-    const { port, dataDir, env, target } = this.#options;
-    const token = readToken(dataDir, env);
+    const { port, target } = this.#options;
     try {
       return new WebSocketClient(`ws://${urlHost(this.#host)}:${port}${target?.path ?? '/ingest'}`, {
-        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+        headers: { authorization: `Bearer ${token}` },
         perMessageDeflate: false,
         maxPayload: 64 * 1024 * 1024,
         handshakeTimeout: 5000,
@@ -228,8 +283,8 @@ export class IngestLink {
     }
   }
 
-  async #handshake(): Promise<void> {
-    const ws = await this.#open();
+  async #handshake(token: string): Promise<void> {
+    const ws = await this.#open(token);
     if (ws === undefined) return;
     this.#ws = ws;
     ws.on('open', () => {

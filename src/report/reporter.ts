@@ -45,8 +45,9 @@ const COALESCE_MS = 20;
  * backoff, and receives breakpoints and decisions.
  *
  * While detached it looks for a debugger with a plain TCP connection to its
- * port first; only when something answers does it load the WebSocket client
- * and open the real connection.
+ * port first; only when something answers does it ask that listener to
+ * prove it holds the token (control API, security rule 12), and only a
+ * listener that does gets the token and the events.
  *
  * It never throws into its caller and never writes to stdout: observation
  * is best-effort, and the caller's work goes on whatever happens here.
@@ -55,7 +56,11 @@ const COALESCE_MS = 20;
  * `'decision'` (a `DecisionMessage`), `'refused'` (the HTTP status with
  * which something on the port turned the connection down: 401 for a token
  * that is not the debugger's; it is tried again, with backoff, as when
- * nothing listens), `'rejected'` (a run id and the server's reason: the
+ * nothing listens; also emitted as 401, without anything sent, when the
+ * listener proves it holds a token other than ours), `'impostor'` (the
+ * port: something listens there but could not prove it holds our token,
+ * so it was sent neither the token nor any event; tried again, with
+ * backoff), `'rejected'` (a run id and the server's reason: the
  * server records nothing more of that run on this connection, as when it
  * was deleted while live, or another connection reports it), `'restart'`
  * (a run id: the debugger asks the proxy reporting it to restart its server).
@@ -95,6 +100,7 @@ export class Reporter extends EventEmitter {
           this.emit('detached');
         },
         refused: (status) => this.emit('refused', status),
+        impostor: () => this.emit('impostor', this.port),
       },
     );
     // An 'error' with no listener would throw; reporting must never do that.

@@ -1,7 +1,8 @@
 /**
  * Where every request and upgrade enters the server: the target, Host and
- * Origin checks first, then the token for the API, the live feed and
- * ingest, then the route: the REST API, the viewer's files, or one of the
+ * Origin checks first, then the identity route (which needs no token: it
+ * is how a client learns this is the debugger before it sends the token),
+ * then the token for the API, the live feed and ingest, then the route: the REST API, the viewer's files, or one of the
  * two WebSockets (`/ingest` for reporters, `/api/live` for viewers).
  *
  * @module
@@ -10,10 +11,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Controls } from './controls.js';
-import { sendError, sendMethodNotAllowed } from './http-util.js';
+import { sendError, sendJson, sendMethodNotAllowed } from './http-util.js';
 import { ReporterConnection } from './ingest.js';
 import type { Handlers } from './listen.js';
+import { answerIdentity } from './identity-route.js';
 import { handleApi } from './rest-api.js';
+import { IDENTITY_PATH } from '../protocol/identity-proof.js';
 import { API_CSP, COMMON_HEADERS, needsToken, presentedToken, requestAllowed, tokenMatches } from './security.js';
 import { sendAsset, sendIndex } from './viewer-files.js';
 
@@ -49,6 +52,13 @@ function targetUrl(req: IncomingMessage): URL | undefined {
   }
 }
 
+/** `GET /api/identity?nonce=…`: the proof that this server holds the token (see `answerIdentity`). */
+function sendIdentity(req: IncomingMessage, res: ServerResponse, url: URL, token: string, port: number): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(res, 'GET, HEAD');
+  const answer = answerIdentity(url.searchParams, token, port);
+  sendJson(res, answer.status, answer.body);
+}
+
 /** The server's routes (see the module). */
 export class Gateway implements Handlers {
   readonly #options: GatewayOptions;
@@ -73,6 +83,8 @@ export class Gateway implements Handlers {
     const url = targetUrl(req);
     if (url === undefined) return sendError(res, 400, 'bad request');
     const path = url.pathname;
+    // Before the token check: a client proves who listens here before it hands the token over (security rule 12).
+    if (path === IDENTITY_PATH) return sendIdentity(req, res, url, token, port);
     if (needsToken(path)) {
       // `?token=` is taken only on /ingest, as on a WebSocket URL; the REST API wants the header.
       if (!tokenMatches(presentedToken(req, url, path === '/ingest'), token)) return sendError(res, 401, 'unauthorized');

@@ -112,7 +112,11 @@ export function presentedToken(req: IncomingMessage, url: URL, allowQuery: boole
   return undefined;
 }
 
-/** Paths that ask for the token before anything else, routed or not: the API and the reporters' ingest. */
+/**
+ * Paths that ask for the token before anything else, routed or not: the API
+ * and the reporters' ingest. (The gateway answers `/api/identity` before
+ * this check: a client asks it who listens before it sends the token.)
+ */
 export function needsToken(path: string): boolean {
   return path === '/api' || path.startsWith('/api/') || path === '/ingest';
 }
