@@ -109,3 +109,22 @@ t.test('DetachedCalls: a replayed run hides what the hide switches say', async (
   t.equal(host.sent[0].input, HIDDEN);
   t.equal(host.sent[0].name, 'tools/call:secret');
 });
+
+t.test('DetachedCalls: a replayed run carries the id of the request its call answered', async (t) => {
+  const host = fakeHost();
+  const state = new ServerState(host.settings, {});
+  const ring = new DetachedCalls(host);
+  const sink = { stats: host.stats, noteDetached: (call: DetachedCall) => ring.push(call) };
+  // The SDK's per-request context, as 1.x gives it (`extra`) and as 2.x does (`ctx.mcpReq`), and none at all.
+  const extra = (requestId: unknown): unknown => ({ signal: new AbortController().signal, requestId, sendRequest: async () => ({}) });
+  const ctx = (id: unknown): unknown => ({ mcpReq: { id, method: 'tools/call', signal: new AbortController().signal } });
+  const table: Array<[string, unknown[], unknown]> = [
+    ['1.x, a numeric id', ['a', extra(7)], 7],
+    ['1.x, a string id', ['b', extra('req-8')], 'req-8'],
+    ['2.x, id 0', ['c', ctx(0)], 0],
+    ['no context', ['d'], undefined],
+  ];
+  for (const [, args] of table) detachedCall(sink, state, state.site('tools/call', 'echo'), () => ({ content: [] }), undefined, args);
+  ring.replay();
+  t.strictSame(host.sent.map((run) => run.requestId), table.map(([, , id]) => id), table.map(([name]) => name).join(' · '));
+});

@@ -171,11 +171,13 @@ t.test("the execution events' templates write exactly what JSON.stringify writes
       const seq = rand() < 0.6 ? nextSeq++ : pick(rand, NUMBERS);
       const [id, runId, at, endT] = [pick(rand, STRINGS), rand() < 0.8 ? 'run_a' : pick(rand, ['run_b', 'r"']), pick(rand, NUMBERS), pick(rand, NUMBERS)];
       const kind = rand();
+      // A request id, or none: spelled by the template (a string, a plain integer) or the plain way (any other number).
+      const requestId = pick(rand, [undefined, undefined, 0, 7, 2 ** 53 - 1, 'req-1', 'q"\n', -1, 1.5, 1e21]);
       events.push(
         kind < 0.33
-          ? new StartedEvent(id, node, values(), runId, seq, at)
+          ? new StartedEvent(id, node, values(), runId, seq, at, requestId)
           : kind < 0.66
-            ? new CompletedEvent(id, node, values(), values(), endT, runId, seq, at)
+            ? new CompletedEvent(id, node, values(), values(), endT, runId, seq, at, requestId)
             : new FinishedEvent(id, values(), runId, seq, at),
       );
     }
@@ -187,7 +189,8 @@ t.test("the execution events' templates write exactly what JSON.stringify writes
         nextSeq = seq + 1;
         const input = odd > 0.95 ? undefined : compactSlice(randomJson(rand));
         const output = odd > 0.9 && odd <= 0.95 ? randomJson(rand) : compactSlice(randomJson(rand));
-        events.push(new CompletedEvent(pick(rand, STRINGS), odd >= 0.05 && odd < 0.1 ? ({ ...frozen } as NodeDeclaration) : frozen, input, output, 1_796_000_000_000 + i, 'run_a', seq, 1_796_000_000_000 - i));
+        const requestId = pick(rand, [undefined, i, `req-${i}`, -i]);
+        events.push(new CompletedEvent(pick(rand, STRINGS), odd >= 0.05 && odd < 0.1 ? ({ ...frozen } as NodeDeclaration) : frozen, input, output, 1_796_000_000_000 + i, 'run_a', seq, 1_796_000_000_000 - i, requestId));
       }
     }
     const bytes = encodeBatch(events);

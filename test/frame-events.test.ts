@@ -315,3 +315,40 @@ t.test(`stdout noise beyond ${MAX_NOISE_INSTANCES} lines is only counted in the 
   t.equal(sink.lines.filter((l) => l.startsWith('error ')).length, MAX_NOISE_INSTANCES, 'one execution per line, up to the cap');
   t.equal(sink.lines.at(-1), `finished mcp_1 {"calls":0,"errors":0,"stdoutNoise":${MAX_NOISE_INSTANCES + 3}}`);
 });
+
+t.test('starts carry the request id as the wire had it (the exports\' jsonrpc.request.id)', async (t) => {
+  // [what happens, the lines (paired when they waited together), each start's [type, instanceId, requestId]]
+  const sampling = { jsonrpc: '2.0', id: 'srv-1', method: 'sampling/createMessage', params: { messages: [], maxTokens: 1 } };
+  const table: Array<[string, boolean, Array<['c' | 's', unknown]>, Array<[string, string, unknown]>]> = [
+    ['a numeric id', false, [['c', echo(7)], ['s', echoed(7)]], [['instance.started', 'mcp_1', 7]]],
+    ['id 0', false, [['c', echo(0)]], [['instance.started', 'mcp_1', 0]]],
+    ['a string id, escapes and all', false, [['c', { ...echo(1), id: 'req "7"\n' }]], [['instance.started', 'mcp_1', 'req "7"\n']]],
+    ['answered in the same batch: the completed event has it', true, [['c', echo(3)], ['s', echoed(3)]], [['instance.completed', 'mcp_1', 3]]],
+    ['a request from the server has its own id', false, [['s', sampling]], [['instance.started', 'mcp_1', 'srv-1']]],
+    ['a notification has none (nor the protocol node it opens)', false, [['c', { jsonrpc: '2.0', method: 'notifications/initialized' }]], [['instance.started', 'mcp_1', undefined], ['instance.started', 'mcp_2', undefined]]],
+    ['an id of null is none', false, [['c', { ...echo(1), id: null }]], [['instance.started', 'mcp_1', undefined]]],
+  ];
+  for (const [name, batch, lines, expected] of table) {
+    const starts: Array<[string, string, unknown]> = [];
+    const sink: FrameEventSink = {
+      attached: true,
+      nextSeq: () => 1,
+      sendComplete: (_r, event) => {
+        if (event.type === 'instance.started' || event.type === 'instance.completed') starts.push([event.type, event.instanceId, event.requestId]);
+      },
+      countDropped: () => {},
+    };
+    const events = new FrameEvents(sink, 'run_1', { inputs: false, toolResults: false });
+    const correlator = new Correlator();
+    const frames = lines.map(([from, message], i) => classify(newFrame(Buffer.from(`${JSON.stringify(message)}\n`), from === 'c' ? C2S : S2C, i + 1, true, T0), correlator));
+    if (batch) {
+      const waiting = new WaitingFrames(16);
+      for (const frame of frames) waiting.push(frame);
+      waiting.pairCalls();
+      while (waiting.count > 0) events.record(waiting.take());
+    } else {
+      for (const frame of frames) events.record(frame);
+    }
+    t.strictSame(starts, expected, name);
+  }
+});

@@ -26,6 +26,8 @@ export interface MainInstance {
   instanceId: string;
   node: NodeDeclaration;
   input: unknown;
+  /** The JSON-RPC id of the request the handler answers (the SDK's), if it has one. */
+  requestId?: string | number;
 }
 
 /**
@@ -92,7 +94,7 @@ export class CallRun {
     // The root goes through send(): the reporter never drops a run's root.
     reporter.send(this.runId, { type: 'instance.started', instanceId: SERVER_INSTANCE, node: server.node, input: server.identity }, t);
     const main = this.#main;
-    if (main !== undefined) events.started(main.instanceId, main.node, main.input, 0, t);
+    if (main !== undefined) events.started(main.instanceId, main.node, main.input, 0, t, main.requestId);
     return events;
   }
 
@@ -152,6 +154,7 @@ export class CallRun {
       instanceId: main.instanceId,
       node: server.nodeJson(main.node) as unknown as NodeDeclaration,
       input: main.input,
+      requestId: main.requestId,
       output: answer.output,
       error: answer.failed ? answer.error : undefined,
     };

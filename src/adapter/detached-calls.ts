@@ -114,7 +114,7 @@ function replayOne(host: DetachedHost, call: DetachedCall): void {
     state,
     `${site.method}:${site.node.label}`,
     { connection: call.connection, sessionId: sessionIdOf(context) },
-    { instanceId, node: site.node, input: host.recordedInput(input) },
+    { instanceId, node: site.node, input: host.recordedInput(input), requestId },
     call.startedAt,
   );
   const answer: AnswerRecord = call.threw

@@ -76,7 +76,7 @@ export class GatedCall implements Gated, RunningCall {
     const count = ++host.stats.calls;
     this.instanceId = `${connection}:${this.requestId ?? `call${count}`}`;
     // Nothing goes out yet: a quick call nobody holds is sent whole when it ends (see CallRun).
-    this.run = new CallRun(host, server, `${site.method}:${site.node.label}`, { connection, sessionId: sessionIdOf(context) }, { instanceId: this.instanceId, node: site.node, input: host.recordedInput(input) });
+    this.run = new CallRun(host, server, `${site.method}:${site.node.label}`, { connection, sessionId: sessionIdOf(context) }, { instanceId: this.instanceId, node: site.node, input: host.recordedInput(input), requestId: this.requestId });
     host.live.began(this);
   }
 

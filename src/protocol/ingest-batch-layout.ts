@@ -15,8 +15,8 @@
  * its key with the comma before it (the `…_KEY` constants) and its value,
  * in this order, a field whose value is undefined left out:
  *
- * - `instance.started`: node, input, runId, seq, t
- * - `instance.completed`: node, input, output, endT, runId, seq, t
+ * - `instance.started`: node, input, requestId, runId, seq, t
+ * - `instance.completed`: node, input, output, endT, requestId, runId, seq, t
  * - `instance.finished`: output, runId, seq, t
  * - `instance.error`: output, error, runId, seq, t (written field by field
  *   in the order the event is built with, which is this one)
@@ -26,7 +26,15 @@
  * the first seq, {@link CALLS_KEY}, the calls separated by
  * {@link CALL_SEPARATOR}, then {@link CALLS_CLOSE} and {@link GROUP_CLOSE}.
  * A call is {@link CALL_OPEN}, `instanceId`, `t`, `endT`, `input`, `output`
- * separated by {@link CALL_SEPARATOR}, {@link CALL_CLOSE}.
+ * and, when the call has one, its `requestId`, separated by
+ * {@link CALL_SEPARATOR}, then {@link CALL_CLOSE}. A call without a request
+ * id has five slots, never a `null` sixth, so a group written before the
+ * id was recorded reads as it always did.
+ *
+ * A `requestId` (the JSON-RPC id of the request a call answers, as the
+ * wire had it) is a JSON string or a number; the reader's fast path takes
+ * a string without escapes and an integer of up to 15 digits, and leaves
+ * any other to the plain path.
  *
  * The buffers here are shared: they are copied from, never written to.
  *
@@ -71,6 +79,8 @@ export const INPUT_KEY = latin1(',"input":');
 export const OUTPUT_KEY = latin1(',"output":');
 /** `,"error":` */
 export const ERROR_KEY = latin1(',"error":');
+/** `,"requestId":` */
+export const REQUEST_ID_KEY = latin1(',"requestId":');
 /** `,"endT":` */
 export const END_T_KEY = latin1(',"endT":');
 /** `,"runId":` */

@@ -335,14 +335,15 @@ export class FrameEvents {
       const attached = this.#sink.attached;
       const input = hide.inputs ? HIDDEN : recorded(frame, sourceOf(frame, attached), paramsOf);
       const held = hide.inputs ? 0 : recordedBytes(frame);
+      const requestId = notification ? undefined : (frame.id ?? undefined); // As the wire had it; `null` is none.
       const answer = frame.answer;
       if (answer !== undefined) {
         // Answered in the same batch (see `pairCalls`): one event for both.
         const hideResult = hidesResult(frame.method, hide);
         const output = hideResult ? HIDDEN : recorded(answer, sourceOf(answer, attached), resultOf);
-        this.#events.completed(instanceId, declared(node), input, output, answer.at, held + (hideResult ? 0 : recordedBytes(answer)), this.#now());
+        this.#events.completed(instanceId, declared(node), input, output, answer.at, held + (hideResult ? 0 : recordedBytes(answer)), this.#now(), requestId);
       } else {
-        this.#events.started(instanceId, declared(node), input, held, this.#now());
+        this.#events.started(instanceId, declared(node), input, held, this.#now(), requestId);
         if (notification) this.ended(instanceId, undefined);
       }
     }
@@ -365,8 +366,7 @@ export class FrameEvents {
     if (frame.type === 'error') {
       this.#countEnd(request, true);
       if (this.#dropping) return this.#drop(1);
-      this.failed(instanceId, undefined, rpcError(messageOf(frame)?.error ?? {}, hideResult));
-      return;
+      return this.failed(instanceId, undefined, rpcError(messageOf(frame)?.error ?? {}, hideResult));
     }
     if (request.method === 'initialize' || request.method === 'server/discover') {
       const result = messageOf(frame)?.result;
@@ -381,8 +381,7 @@ export class FrameEvents {
     const held = hideResult ? 0 : recordedBytes(frame);
     if (frame.isError === true) {
       const message = hideResult ? HIDDEN_TOOL_ERROR : new DeferredValue(0, toolErrorText, source);
-      this.#events.failed(instanceId, output, { name: 'ToolError', message: message as string }, held, this.#now());
-      return;
+      return this.#events.failed(instanceId, output, { name: 'ToolError', message: message as string }, held, this.#now());
     }
     this.#events.ended(instanceId, output, held, this.#now());
   }

@@ -7,7 +7,8 @@ import type { InstanceCompletedEvent, NodeDeclaration } from '../protocol/ingest
  * Consecutive `instance.completed` events of one run and one node, with
  * consecutive `seq`, as one element of an ingest batch (and one line of a
  * run's log): the node, run and first `seq` written once, and each call as
- * `[instanceId, t, endT, input, output]`. A burst of calls to one tool is
+ * `[instanceId, t, endT, input, output]`, with the JSON-RPC id of its
+ * request as a sixth slot when it has one (`requestId`). A burst of calls to one tool is
  * about a third of the bytes it would be as separate events, for the
  * reporter to write, the socket to carry, the server to read and the log to
  * keep. Readers expand it back into the events it stands for
@@ -27,7 +28,8 @@ export interface CompletedGroup {
   runId: string;
   /** The first call's; the next call's is one more, and so on. */
   seq: number;
-  calls: Array<[instanceId: string, t: number, endT: number, input: unknown, output: unknown]>;
+  /** Each call: five slots, or six when the call has a request id (never a `null` sixth: a call without one has five). */
+  calls: Array<[instanceId: string, t: number, endT: number, input: unknown, output: unknown, requestId?: string | number]>;
 }
 
 /** The `type` of a {@link CompletedGroup} (defined with the batch layout both the reporter and the server use). */
@@ -56,9 +58,15 @@ export function expandCompletedGroup(value: unknown): unknown[] | undefined {
   const events: InstanceCompletedEvent[] = [];
   for (let k = 0; k < calls.length; k++) {
     const call: unknown = calls[k];
-    if (!Array.isArray(call) || call.length !== 5) return undefined;
-    const [instanceId, t, endT, input, output] = call as unknown[];
-    events.push({ type: 'instance.completed', instanceId, node, input, output, endT, runId, seq: (seq as number) + k, t } as InstanceCompletedEvent);
+    if (!Array.isArray(call) || (call.length !== 5 && call.length !== 6)) return undefined;
+    const [instanceId, t, endT, input, output, requestId] = call as unknown[];
+    // Exactly the event JSON.parse would give had the call been sent alone: its id, if any, where an `instance.completed` has it.
+    const at = (seq as number) + k;
+    const event =
+      call.length === 6
+        ? { type: 'instance.completed', instanceId, node, input, output, endT, requestId, runId, seq: at, t }
+        : { type: 'instance.completed', instanceId, node, input, output, endT, runId, seq: at, t };
+    events.push(event as InstanceCompletedEvent);
   }
   return events;
 }

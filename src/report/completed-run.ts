@@ -47,6 +47,8 @@ export interface CompletedRun {
   node: NodeDeclaration;
   /** The call's input. */
   input?: unknown;
+  /** The JSON-RPC id of the request the call answers, if it has one (its events carry it as `requestId`). */
+  requestId?: string | number;
   /** What it answered (kept with an error too, as a failed tool result is). */
   output?: unknown;
   /** Set when the call failed: it ends in `instance.error` and the run in `error`. */
@@ -69,7 +71,7 @@ export function isCompletedRun(value: unknown): value is Record<string, unknown>
  * checks any event (so a bad node or time is caught there).
  */
 export function expandCompletedRun(value: Record<string, unknown>): unknown[] | undefined {
-  const { runId, seq, t, endT, name, source, meta, root, instanceId, node, input, output, error } = value;
+  const { runId, seq, t, endT, name, source, meta, root, instanceId, node, input, requestId, output, error } = value;
   if (typeof runId !== 'string' || !Number.isSafeInteger(seq) || typeof t !== 'number' || typeof endT !== 'number') return undefined;
   if (typeof name !== 'string' || typeof source !== 'string' || !isRecord(meta) || !isRecord(root) || typeof root.instanceId !== 'string') return undefined;
   if (typeof instanceId !== 'string' || !isRecord(node) || (error !== undefined && !isRecord(error))) return undefined;
@@ -79,9 +81,9 @@ export function expandCompletedRun(value: Record<string, unknown>): unknown[] | 
     { type: 'instance.started', instanceId: root.instanceId, node: root.node, input: root.input, runId, seq: ++s, t },
   ];
   if (error === undefined) {
-    events.push({ type: 'instance.completed', instanceId, node, input, output, endT, runId, seq: ++s, t });
+    events.push({ type: 'instance.completed', instanceId, node, input, output, endT, requestId, runId, seq: ++s, t });
   } else {
-    events.push({ type: 'instance.started', instanceId, node, input, runId, seq: ++s, t });
+    events.push({ type: 'instance.started', instanceId, node, input, requestId, runId, seq: ++s, t });
     events.push({ type: 'instance.error', instanceId, output, error, runId, seq: ++s, t: endT });
   }
   events.push({ type: 'instance.finished', instanceId: root.instanceId, runId, seq: ++s, t: endT });

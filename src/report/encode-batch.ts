@@ -9,7 +9,7 @@ import { BatchWriter } from './batch-writer.js';
 // V8 checks an imported binding each time it is used, a module constant it
 // folds away (this runs for every event a reporter sends).
 const { BATCH_OPEN, BATCH_SEPARATOR, BATCH_CLOSE, STARTED_HEAD, COMPLETED_HEAD, FINISHED_HEAD, INSTANCE_ID_KEY } = layout;
-const { NODE_KEY, INPUT_KEY, OUTPUT_KEY, END_T_KEY, RUN_ID_KEY, SEQ_KEY, T_KEY } = layout;
+const { NODE_KEY, INPUT_KEY, OUTPUT_KEY, END_T_KEY, REQUEST_ID_KEY, RUN_ID_KEY, SEQ_KEY, T_KEY } = layout;
 const { GROUP_HEAD, CALLS_KEY, CALL_OPEN, CALL_SEPARATOR, CALL_CLOSE, CALLS_CLOSE, GROUP_CLOSE } = layout;
 
 const writer = new BatchWriter();
@@ -129,6 +129,7 @@ function writeStarted(out: BatchWriter, event: StartedEvent): void {
   writeHead(out, STARTED_HEAD, event.instanceId);
   writeNode(out, event.node);
   writeValue(out, 'input', INPUT_KEY, event.input);
+  if (event.requestId !== undefined) writeRequestId(out, event.requestId);
   writeTail(out, event.runId, event.seq, event.t);
 }
 
@@ -138,6 +139,7 @@ function writeCompleted(out: BatchWriter, event: CompletedEvent): void {
   writeValue(out, 'input', INPUT_KEY, event.input);
   writeValue(out, 'output', OUTPUT_KEY, event.output);
   writeNumber(out, 'endT', END_T_KEY, event.endT);
+  if (event.requestId !== undefined) writeRequestId(out, event.requestId);
   writeTail(out, event.runId, event.seq, event.t);
 }
 
@@ -179,6 +181,16 @@ function writeNumber(out: BatchWriter, key: string, keyJson: Buffer, value: numb
   if (!Number.isSafeInteger(value) || value < 0) return writeField(out, key, value);
   out.raw(keyJson, 0, keyJson.length);
   out.digits(value);
+}
+
+/** A request id: a string or a plain integer from the template, anything else as JSON.stringify writes it. */
+function writeRequestId(out: BatchWriter, value: string | number): void {
+  if (typeof value === 'string') {
+    out.raw(REQUEST_ID_KEY, 0, REQUEST_ID_KEY.length);
+    out.string(value);
+    return;
+  }
+  writeNumber(out, 'requestId', REQUEST_ID_KEY, value);
 }
 
 function writeTail(out: BatchWriter, runId: string, seq: number, t: number): void {
@@ -238,8 +250,10 @@ function writeGroup(out: BatchWriter, events: readonly RunEvent[], first: number
 
 /** One call of a group, after a comma if `comma`; false (nothing written) if it cannot be written as one. */
 function writeCall(out: BatchWriter, event: CompletedEvent, comma: boolean): boolean {
-  const { instanceId, t, endT, input, output } = event;
+  const { instanceId, t, endT, input, output, requestId } = event;
   if (typeof instanceId !== 'string' || !plainInteger(t) || !plainInteger(endT) || !(input instanceof JsonSlice) || !(output instanceof JsonSlice)) return false;
+  // A sixth slot only for an id it can spell as is: a string, or a plain integer (any other goes as an event of its own).
+  if (requestId !== undefined && typeof requestId !== 'string' && !plainInteger(requestId)) return false;
   const mark = out.at;
   if (comma) out.byte(CALL_SEPARATOR);
   out.byte(CALL_OPEN);
@@ -257,6 +271,11 @@ function writeCall(out: BatchWriter, event: CompletedEvent, comma: boolean): boo
   if (!writeSlice(out, output)) {
     out.at = mark;
     return false;
+  }
+  if (requestId !== undefined) {
+    out.byte(CALL_SEPARATOR);
+    if (typeof requestId === 'string') out.string(requestId);
+    else out.digits(requestId);
   }
   out.byte(CALL_CLOSE);
   return true;

@@ -6,7 +6,9 @@ import type { InstanceCompletedEvent, InstanceFinishedEvent, InstanceStartedEven
 // encoder can write them from a template (encode-batch.ts) instead of
 // walking their keys. An optional field left undefined is left out of the
 // JSON, as it is for a plain object. Fields added to one after it is built
-// would not be sent: the template writes only these.
+// would not be sent: the template writes only these. The request id comes
+// last among the constructor's arguments (it is optional there) but stands
+// where the layout puts it among the fields.
 
 /** An execution began (see {@link InstanceStartedEvent}). */
 export class StartedEvent implements InstanceStartedEvent {
@@ -14,14 +16,16 @@ export class StartedEvent implements InstanceStartedEvent {
   readonly instanceId: string;
   readonly node: NodeDeclaration;
   readonly input: unknown;
+  readonly requestId: string | number | undefined;
   readonly runId: string;
   readonly seq: number;
   readonly t: number;
 
-  constructor(instanceId: string, node: NodeDeclaration, input: unknown, runId: string, seq: number, t: number) {
+  constructor(instanceId: string, node: NodeDeclaration, input: unknown, runId: string, seq: number, t: number, requestId?: string | number) {
     this.instanceId = instanceId;
     this.node = node;
     this.input = input;
+    this.requestId = requestId;
     this.runId = runId;
     this.seq = seq;
     this.t = t;
@@ -36,16 +40,28 @@ export class CompletedEvent implements InstanceCompletedEvent {
   readonly input: unknown;
   readonly output: unknown;
   readonly endT: number;
+  readonly requestId: string | number | undefined;
   readonly runId: string;
   readonly seq: number;
   readonly t: number;
 
-  constructor(instanceId: string, node: NodeDeclaration, input: unknown, output: unknown, endT: number, runId: string, seq: number, t: number) {
+  constructor(
+    instanceId: string,
+    node: NodeDeclaration,
+    input: unknown,
+    output: unknown,
+    endT: number,
+    runId: string,
+    seq: number,
+    t: number,
+    requestId?: string | number,
+  ) {
     this.instanceId = instanceId;
     this.node = node;
     this.input = input;
     this.output = output;
     this.endT = endT;
+    this.requestId = requestId;
     this.runId = runId;
     this.seq = seq;
     this.t = t;

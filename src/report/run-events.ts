@@ -24,18 +24,27 @@ export class RunEvents {
     this.runId = runId;
   }
 
-  /** An execution began; `node` is declared with it. */
-  started(instanceId: string, node: NodeDeclaration, input: unknown, held: number, t: number): void {
+  /** An execution began; `node` is declared with it; `requestId` is the JSON-RPC id of the request it answers, if any. */
+  started(instanceId: string, node: NodeDeclaration, input: unknown, held: number, t: number, requestId?: string | number): void {
     const sink = this.#sink;
     const runId = this.runId;
-    sink.sendComplete(runId, new StartedEvent(instanceId, node, input, runId, sink.nextSeq(runId), t), held);
+    sink.sendComplete(runId, new StartedEvent(instanceId, node, input, runId, sink.nextSeq(runId), t, requestId), held);
   }
 
-  /** An execution began (at `t`) and ended well (at `endT`), in one event. */
-  completed(instanceId: string, node: NodeDeclaration, input: unknown, output: unknown, endT: number, held: number, t: number): void {
+  /** An execution began (at `t`) and ended well (at `endT`), in one event; `requestId` as for {@link RunEvents.started}. */
+  completed(
+    instanceId: string,
+    node: NodeDeclaration,
+    input: unknown,
+    output: unknown,
+    endT: number,
+    held: number,
+    t: number,
+    requestId?: string | number,
+  ): void {
     const sink = this.#sink;
     const runId = this.runId;
-    sink.sendComplete(runId, new CompletedEvent(instanceId, node, input, output, endT, runId, sink.nextSeq(runId), t), held);
+    sink.sendComplete(runId, new CompletedEvent(instanceId, node, input, output, endT, runId, sink.nextSeq(runId), t, requestId), held);
   }
 
   /** An execution ended well. */

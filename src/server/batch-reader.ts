@@ -12,7 +12,7 @@ import { validateEvent } from '../protocol/validate-event.js';
 // constants once: V8 checks an imported binding each time it is used, a
 // module constant it folds away (this runs for every event ingested).
 const { BATCH_OPEN, BATCH_SEPARATOR, BATCH_CLOSE, TYPE_LETTER_AT, STARTED_HEAD, FINISHED_HEAD, ERROR_HEAD, COMPLETED_HEAD } = layout;
-const { NODE_KEY, INPUT_KEY, OUTPUT_KEY, ERROR_KEY, END_T_KEY, RUN_ID_KEY, SEQ_KEY, T_KEY } = layout;
+const { NODE_KEY, INPUT_KEY, OUTPUT_KEY, ERROR_KEY, END_T_KEY, REQUEST_ID_KEY, RUN_ID_KEY, SEQ_KEY, T_KEY } = layout;
 const { GROUP_HEAD, CALLS_KEY, CALL_OPEN, CALL_SEPARATOR, CALL_CLOSE, CALLS_CLOSE, GROUP_CLOSE } = layout;
 const { OPEN_OBJECT, CLOSE_OBJECT, QUOTE, startsWith } = bytes;
 const { digitsValue, plainIntegerEnd, plainStringEnd } = values;
@@ -21,6 +21,14 @@ const { jsonValueEnd } = strict;
 const [STARTED_LETTER, FINISHED_LETTER, ERROR_LETTER, COMPLETED_LETTER] = [STARTED_HEAD, FINISHED_HEAD, ERROR_HEAD, COMPLETED_HEAD].map(
   (head) => head[TYPE_LETTER_AT] as number,
 );
+
+/** The head of the execution event whose type has `letter` where the heads differ; undefined for none. */
+function headOf(letter: number | undefined): Buffer | undefined {
+  if (letter === STARTED_LETTER) return STARTED_HEAD;
+  if (letter === FINISHED_LETTER) return FINISHED_HEAD;
+  if (letter === ERROR_LETTER) return ERROR_HEAD;
+  return letter === COMPLETED_LETTER ? COMPLETED_HEAD : undefined;
+}
 
 /** The most distinct node declarations remembered per connection. */
 const MAX_NODES = 4096;
@@ -152,8 +160,16 @@ export class BatchReader {
       const input = this.#rawJson(buf, end);
       if (input === undefined || buf[this.#k++] !== CALL_SEPARATOR) return -1;
       const output = this.#rawJson(buf, end);
-      if (output === undefined || buf[this.#k++] !== CALL_CLOSE) return -1;
-      const valid = validateEvent({ type: 'instance.completed', instanceId, node, input, output, endT, runId, seq: seq + k, t });
+      if (output === undefined) return -1;
+      // A sixth slot: the call's request id (a call without one has five).
+      let requestId: string | number | undefined;
+      if (buf[this.#k] === CALL_SEPARATOR) {
+        this.#k++;
+        requestId = this.#requestId(buf, end);
+        if (requestId === undefined) return -1;
+      }
+      if (buf[this.#k++] !== CALL_CLOSE) return -1;
+      const valid = validateEvent({ type: 'instance.completed', instanceId, node, input, output, endT, requestId, runId, seq: seq + k, t });
       if (valid === undefined) return -1;
       events.push(valid);
       const after = buf[this.#k++];
@@ -165,17 +181,7 @@ export class BatchReader {
 
   /** An execution's event in the reporter's own layout, or -1 (nothing pushed). */
   #readExecution(buf: Buffer, at: number, end: number, events: RunEvent[]): number {
-    const letter = buf[at + TYPE_LETTER_AT];
-    const head =
-      letter === STARTED_LETTER
-        ? STARTED_HEAD
-        : letter === FINISHED_LETTER
-          ? FINISHED_HEAD
-          : letter === ERROR_LETTER
-            ? ERROR_HEAD
-            : letter === COMPLETED_LETTER
-              ? COMPLETED_HEAD
-              : undefined;
+    const head = headOf(buf[at + TYPE_LETTER_AT]);
     if (head === undefined || !startsWith(buf, at, end, head)) return -1;
     this.#k = at + head.length;
     if (buf[this.#k++] !== QUOTE) return -1;
@@ -189,6 +195,7 @@ export class BatchReader {
     let output: RawJson | undefined;
     let error: unknown;
     let endT = 0;
+    let requestId: string | number | undefined;
     const started = head === STARTED_HEAD || head === COMPLETED_HEAD;
     if (started) {
       if (!this.#literal(buf, end, NODE_KEY)) return -1;
@@ -221,6 +228,10 @@ export class BatchReader {
       endT = this.#integer(buf, end);
       if (endT === -1) return -1;
     }
+    if (started && this.#literal(buf, end, REQUEST_ID_KEY)) {
+      requestId = this.#requestId(buf, end);
+      if (requestId === undefined) return -1;
+    }
 
     const runId = this.#runIdField(buf, end);
     const seq = runId === undefined ? -1 : this.#seqField(buf, end);
@@ -231,9 +242,9 @@ export class BatchReader {
     // One object shape per kind, with the fields in the order they came.
     const event: unknown =
       head === COMPLETED_HEAD
-        ? { type: 'instance.completed', instanceId, node, input, output, endT, runId, seq, t }
+        ? { type: 'instance.completed', instanceId, node, input, output, endT, requestId, runId, seq, t }
         : head === STARTED_HEAD
-          ? { type: 'instance.started', instanceId, node, input, runId, seq, t }
+          ? { type: 'instance.started', instanceId, node, input, requestId, runId, seq, t }
           : head === FINISHED_HEAD
             ? { type: 'instance.finished', instanceId, output, runId, seq, t }
             : { type: 'instance.error', instanceId, output, error, runId, seq, t };
@@ -281,6 +292,17 @@ export class BatchReader {
     const value = digitsValue(buf, this.#k, digitsStop);
     this.#k = digitsStop;
     return value;
+  }
+
+  /** A request id: a plain string or a plain integer (see {@link #quoted}, {@link #integer}); undefined for any other. */
+  #requestId(buf: Buffer, end: number): string | number | undefined {
+    if (buf[this.#k] !== QUOTE) {
+      const id = this.#integer(buf, end);
+      return id === -1 ? undefined : id;
+    }
+    const start = ++this.#k;
+    const close = this.#quoted(buf, end);
+    return close === -1 ? undefined : buf.toString('latin1', start, close);
   }
 
   /** A strictly valid JSON value: where it ends. */
