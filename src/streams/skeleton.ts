@@ -22,7 +22,7 @@ import { Capture } from './capture.js';
 // Bound to module constants once: V8 checks an imported binding each time
 // it is used, a module constant it folds away (this runs on every byte
 // of a long line outside its strings).
-const { MAX_DEPTH, QUOTE, closerOf, isNumberByte, isScalarStart, isSpace } = bytes;
+const { QUOTE, closerOf, isNumberByte, isScalarStart, isSpace } = bytes;
 const { isScalarText } = skip;
 
 /** Longest top-level value kept verbatim. */
@@ -297,11 +297,7 @@ export class SkeletonReader extends PieceScan {
         if (byte === 0x2c) this.#lastWasString = false;
       }
       if (byte === 0x7b || byte === 0x5b) {
-        if (this.depth === MAX_DEPTH) {
-          this.#phase = Phase.Failed;
-          return end;
-        }
-        this.stack[this.depth++] = closerOf(byte);
+        this.open(closerOf(byte));
         this.#member = Member.None;
         this.#lastWasString = false;
       } else if (byte === 0x7d || byte === 0x5d) {
@@ -378,13 +374,7 @@ export class SkeletonReader extends PieceScan {
         return k + 1;
       }
       if (byte === 0x2c && this.depth === 1) this.#arrayExpectElement = true;
-      else if (byte === 0x7b || byte === 0x5b) {
-        if (this.depth === MAX_DEPTH) {
-          this.#phase = Phase.Failed;
-          return end;
-        }
-        this.stack[this.depth++] = closerOf(byte);
-      } else if (byte === 0x7d || byte === 0x5d) {
+      else if (byte === 0x7b || byte === 0x5b) this.open(closerOf(byte)); else if (byte === 0x7d || byte === 0x5d) {
         if (this.stack[--this.depth] !== byte) {
           this.#phase = Phase.Failed;
           return end;
