@@ -71,7 +71,9 @@ const enum Member {
 
 /**
  * Reads the pieces of one line in order and builds its {@link Skeleton}.
- * Memory is bounded by a few kilobytes whatever the line's length.
+ * Memory is bounded by a few kilobytes whatever the line's length, plus a
+ * byte per open bracket past the 256th for a line nested that deep (any
+ * depth is read: JSON.parse, and so the host, accepts far deeper).
  */
 export class SkeletonReader extends PieceScan {
   #phase = Phase.Start;
