@@ -3,7 +3,8 @@
 // breaks a whole batch, and a false no only costs a parse.
 import { isUtf8 } from 'node:buffer';
 import t from 'tap';
-import { isStrictJson } from '../src/json/strict-json.js';
+import { MESSAGE_MAX_DEPTH, RECORD_MAX_DEPTH } from '../src/json/depth.js';
+import { isStrictJson, NESTED_TOO_DEEP, NOT_JSON, STRICT, strictJson } from '../src/json/strict-json.js';
 import { prng } from './helpers/random.js';
 
 function parses(text: string): boolean {
@@ -87,8 +88,24 @@ t.test('reads only its range, whatever surrounds it', async (t) => {
 
 t.test('depth and the rest of the grammar', async (t) => {
   const deep = (n: number): Buffer => Buffer.from(`${'['.repeat(n)}${']'.repeat(n)}`);
-  t.ok(isStrictJson(deep(256), 0, 512), '256 levels are accepted');
-  t.notOk(isStrictJson(deep(257), 0, 514), 'deeper is refused (the caller parses instead)');
+  const most = MESSAGE_MAX_DEPTH;
+  t.ok(isStrictJson(deep(most), 0, 2 * most), `${most} levels are accepted (what the debugger can serialise again)`);
+  t.notOk(isStrictJson(deep(most + 1), 0, 2 * most + 2), 'deeper is refused (the caller parses instead)');
+  // The three answers of strictJson, at the bound a recorded value has.
+  const cases: Array<[string, number, number]> = [
+    [`${'['.repeat(RECORD_MAX_DEPTH)}${']'.repeat(RECORD_MAX_DEPTH)}`, RECORD_MAX_DEPTH, STRICT],
+    [`${'['.repeat(RECORD_MAX_DEPTH + 1)}${']'.repeat(RECORD_MAX_DEPTH + 1)}`, RECORD_MAX_DEPTH, NESTED_TOO_DEEP],
+    [`{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, RECORD_MAX_DEPTH, NESTED_TOO_DEEP],
+    [' {"a":[1,{"b":null}]} ', 3, STRICT],
+    ['{"a":[1,{"b":null}]}', 2, NESTED_TOO_DEEP],
+    ['{"a":[1,{"b":nul}]}', 3, NOT_JSON],
+    ['{"a":[1,{"b":null}]', 3, NOT_JSON],
+    ['"only a string"', 0, STRICT],
+    ['[]', 0, NESTED_TOO_DEEP],
+  ];
+  for (const [text, maxDepth, expected] of cases) {
+    t.equal(strictJson(Buffer.from(text), 0, text.length, maxDepth), expected, `${text.length > 40 ? `${text.slice(0, 40)}…` : text} within ${maxDepth}`);
+  }
   for (const bad of ['', ' ', '01', '1.', '.5', '-', '1e', '+1', '"\t"', '"\\x"', '"\\u12g4"', '{"a"}', '{"a":}', '[1,]', '{,}', 'True', 'nul', '{"a":1,}', '1 2', 'NaN']) {
     t.notOk(isStrictJson(Buffer.from(bad), 0, Buffer.byteLength(bad)), `refuses ${JSON.stringify(bad)}`);
     t.notOk(parses(bad), `JSON.parse refuses ${JSON.stringify(bad)} too`);

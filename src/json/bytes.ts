@@ -5,7 +5,8 @@
  * quote closes a string (not after an odd run of backslashes).
  *
  * Plain functions over `Uint8Array`/`Buffer` and offsets: nothing here
- * allocates, so a scanner on the relay's per-frame path can call them.
+ * allocates (but {@link deeperStack}, past {@link STACK_START} open
+ * levels), so a scanner on the relay's per-frame path can call them.
  * Such a scanner imports the module as a namespace and binds what it uses
  * to module constants once (`const { skipSpace } = bytes`): V8 checks an
  * imported binding on every use (it could still be uninitialised) but folds
@@ -40,10 +41,22 @@ export const NINE = 0x39;
 export const NEWLINE = 0x0a;
 
 /**
- * The deepest nesting any scanner here accepts, the outermost value
- * included: what the server can serialise again without overflowing.
+ * How many open brackets a scanner's stack holds before it grows: deeper
+ * than nearly any real message, so growing is for the rare deep one.
  */
-export const MAX_DEPTH = 256;
+export const STACK_START = 256;
+
+/**
+ * A scanner's stack of closers, full: the same closers in one twice as
+ * large. The scanners have no depth limit (JSON.parse has none that
+ * matters: it reads 100,000 levels), so a deep value costs one byte per
+ * open level, and only while it is being read.
+ */
+export function deeperStack(stack: Uint8Array): Uint8Array<ArrayBuffer> {
+  const next = new Uint8Array(stack.length * 2);
+  next.set(stack);
+  return next;
+}
 
 /** JSON whitespace. */
 export function isSpace(byte: number): boolean {

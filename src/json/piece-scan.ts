@@ -2,7 +2,7 @@ import * as bytes from './bytes.js';
 
 // Bound to module constants once: V8 checks an imported binding each time
 // it is used, a module constant it folds away (this runs per frame).
-const { MAX_DEPTH, backslashesBefore, closingQuote } = bytes;
+const { STACK_START, backslashesBefore, closingQuote, deeperStack } = bytes;
 
 /**
  * Where a JSON text read in pieces stands: inside a string or not (and
@@ -13,8 +13,8 @@ const { MAX_DEPTH, backslashesBefore, closingQuote } = bytes;
  * path).
  */
 export class PieceScan {
-  /** The closers of the open brackets, outermost first (at most {@link MAX_DEPTH} deep). */
-  protected readonly stack = new Uint8Array(MAX_DEPTH + 1);
+  /** The closers of the open brackets, outermost first: grown by {@link PieceScan.open} as deep as the text nests. */
+  protected stack = new Uint8Array(STACK_START);
   /** How many brackets are open. */
   protected depth = 0;
   /** The text is inside a string. */
@@ -24,9 +24,17 @@ export class PieceScan {
 
   /** Not in a string, nothing open. */
   protected resetScan(): void {
+    // A deep line's stack is not kept for the lines after it.
+    if (this.stack.length > STACK_START) this.stack = new Uint8Array(STACK_START);
     this.depth = 0;
     this.inString = false;
     this.escaped = false;
+  }
+
+  /** A bracket opens, whose closer is `closer`: pushed, the stack grown first if it is full. */
+  protected open(closer: number): void {
+    if (this.depth === this.stack.length) this.stack = deeperStack(this.stack);
+    this.stack[this.depth++] = closer;
   }
 
   /**

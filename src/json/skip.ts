@@ -11,7 +11,7 @@ import * as bytes from './bytes.js';
 
 // Bound to module constants once: V8 checks an imported binding each time
 // it is used, a module constant it folds away (this runs per frame).
-const { BACKSLASH, MAX_DEPTH, QUOTE, closingQuote, isNumberByte, literalEnd, skipSpace } = bytes;
+const { BACKSLASH, QUOTE, STACK_START, closingQuote, deeperStack, isNumberByte, literalEnd, skipSpace } = bytes;
 
 /** End of the string starting at `i` (a quote), just past its closing quote; -1 if unterminated. */
 export function skipString(buf: Buffer, i: number, end: number): number {
@@ -26,7 +26,9 @@ export function skipString(buf: Buffer, i: number, end: number): number {
   return quote === -1 ? -1 : quote + 1;
 }
 
-const stack = new Uint8Array(MAX_DEPTH + 1);
+// The closers of the open brackets: shared by every call, and replaced by
+// a larger one only for the length of a call that nests deeper.
+const shared = new Uint8Array(STACK_START);
 
 // What skipNested looks for, by byte: most bytes are none of these.
 const NESTED_OTHER = 0;
@@ -43,10 +45,12 @@ nestedClass[0x5d] = NESTED_CLOSE;
 /**
  * End of the object or array starting at `i`, in one pass: strings are
  * skipped whole, brackets must balance and match. Inner commas and colons
- * are not checked: a scanner only needs to know where a value ends.
- * `maxDepth` is the nesting allowed, the value itself included.
+ * are not checked: a scanner only needs to know where a value ends. Any
+ * depth is read: the stack grows (for this call only) past
+ * `STACK_START` (bytes.ts) levels.
  */
-export function skipNested(buf: Buffer, i: number, end: number, maxDepth: number): number {
+export function skipNested(buf: Buffer, i: number, end: number): number {
+  let stack = shared;
   let depth = 0;
   for (let k = i; k < end; k++) {
     const byte = buf[k] as number;
@@ -57,7 +61,7 @@ export function skipNested(buf: Buffer, i: number, end: number, maxDepth: number
       if (after === -1) return -1;
       k = after - 1;
     } else if (kind === NESTED_OPEN) {
-      if (depth === maxDepth) return -1;
+      if (depth === stack.length) stack = deeperStack(stack);
       // The matching closer: `}` is `{` + 2, `]` is `[` + 2 (closerOf).
       stack[depth++] = byte + 2;
     } else {
@@ -68,17 +72,12 @@ export function skipNested(buf: Buffer, i: number, end: number, maxDepth: number
   return -1;
 }
 
-/** End of the value starting at `i` (no leading space); -1 if malformed. */
+/** End of the value starting at `i` (no leading space), nested to any depth; -1 if malformed. */
 export function skipValue(buf: Buffer, i: number, end: number): number {
-  return skipValueWithin(buf, i, end, MAX_DEPTH);
-}
-
-/** {@link skipValue} with `maxDepth` levels of nesting left (the value's own included). */
-export function skipValueWithin(buf: Buffer, i: number, end: number, maxDepth: number): number {
   if (i >= end) return -1;
   const byte = buf[i] as number;
   if (byte === QUOTE) return skipString(buf, i, end);
-  if (byte === 0x7b || byte === 0x5b) return skipNested(buf, i, end, maxDepth);
+  if (byte === 0x7b || byte === 0x5b) return skipNested(buf, i, end);
   if (byte === 0x74 || byte === 0x66 || byte === 0x6e) return literalEnd(buf, i, end);
   if (isNumberByte(byte)) {
     let at = i + 1;

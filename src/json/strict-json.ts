@@ -10,11 +10,15 @@
  * @module
  */
 import * as bytes from './bytes.js';
+import { MESSAGE_MAX_DEPTH } from './depth.js';
 
 // Bound to module constants once: V8 checks an imported binding each time
 // it is used, a module constant it folds away (this runs on every value a
 // reporter copies).
-const { MAX_DEPTH, isDigit, literalEnd, skipSpace } = bytes;
+const { isDigit, literalEnd, skipSpace } = bytes;
+
+/** The last check stopped at a level past its bound (rather than at a byte JSON does not allow). */
+let tooDeep = false;
 
 function isHex(byte: number): boolean {
   return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46);
@@ -75,16 +79,20 @@ function numberEnd(buf: Uint8Array, i: number, end: number): number {
   return k;
 }
 
-/** End of the value at `i` (no leading space); -1 if invalid or nested deeper than MAX_DEPTH. */
-function valueEnd(buf: Uint8Array, i: number, end: number, depth: number): number {
+/**
+ * End of the value at `i` (no leading space); -1 if invalid, or if it
+ * nests more than `left` levels (then {@link tooDeep} is set). Recursive:
+ * its bound is what keeps its stack small.
+ */
+function valueEnd(buf: Uint8Array, i: number, end: number, left: number): number {
   if (i >= end) return -1;
   switch (buf[i]) {
     case 0x22:
       return stringEnd(buf, i, end);
     case 0x7b:
-      return depth === MAX_DEPTH ? -1 : objectEnd(buf, i, end, depth + 1);
+      return left === 0 ? deep() : objectEnd(buf, i, end, left - 1);
     case 0x5b:
-      return depth === MAX_DEPTH ? -1 : arrayEnd(buf, i, end, depth + 1);
+      return left === 0 ? deep() : arrayEnd(buf, i, end, left - 1);
     case 0x74:
     case 0x66:
     case 0x6e:
@@ -94,7 +102,13 @@ function valueEnd(buf: Uint8Array, i: number, end: number, depth: number): numbe
   }
 }
 
-function objectEnd(buf: Uint8Array, i: number, end: number, depth: number): number {
+/** A level past the bound: -1, noted as such. */
+function deep(): number {
+  tooDeep = true;
+  return -1;
+}
+
+function objectEnd(buf: Uint8Array, i: number, end: number, left: number): number {
   let k = skipSpace(buf, i + 1, end);
   // Every read is checked against `end`: the bytes beyond it belong to something else.
   if (k < end && buf[k] === 0x7d) return k + 1;
@@ -104,7 +118,7 @@ function objectEnd(buf: Uint8Array, i: number, end: number, depth: number): numb
     if (k === -1) return -1;
     k = skipSpace(buf, k, end);
     if (k >= end || buf[k] !== 0x3a) return -1;
-    k = valueEnd(buf, skipSpace(buf, k + 1, end), end, depth);
+    k = valueEnd(buf, skipSpace(buf, k + 1, end), end, left);
     if (k === -1) return -1;
     k = skipSpace(buf, k, end);
     if (k >= end) return -1;
@@ -114,11 +128,11 @@ function objectEnd(buf: Uint8Array, i: number, end: number, depth: number): numb
   }
 }
 
-function arrayEnd(buf: Uint8Array, i: number, end: number, depth: number): number {
+function arrayEnd(buf: Uint8Array, i: number, end: number, left: number): number {
   let k = skipSpace(buf, i + 1, end);
   if (k < end && buf[k] === 0x5d) return k + 1;
   for (;;) {
-    k = valueEnd(buf, k, end, depth);
+    k = valueEnd(buf, k, end, left);
     if (k === -1) return -1;
     k = skipSpace(buf, k, end);
     if (k >= end) return -1;
@@ -128,30 +142,53 @@ function arrayEnd(buf: Uint8Array, i: number, end: number, depth: number): numbe
   }
 }
 
+/** What {@link strictJson} found: JSON that `JSON.parse` accepts, within the depth asked. */
+export const STRICT = 0;
+/** What {@link strictJson} found: not JSON that `JSON.parse` accepts. */
+export const NOT_JSON = 1;
+/** What {@link strictJson} found: it nests deeper than the bound asked (whatever comes after that level). */
+export const NESTED_TOO_DEEP = 2;
+
+/**
+ * Whether the bytes `[start, end)` are one complete JSON value (surrounding
+ * whitespace allowed) that `JSON.parse` would accept, nested at most
+ * `maxDepth` levels deep: {@link STRICT}, {@link NOT_JSON} or
+ * {@link NESTED_TOO_DEEP}. Bytes of 0x80 and above are accepted inside
+ * strings; whether they are valid UTF-8 is for the caller to check.
+ */
+export function strictJson(buf: Uint8Array, start: number, end: number, maxDepth: number): number {
+  tooDeep = false;
+  const at = valueEnd(buf, skipSpace(buf, start, end), end, maxDepth);
+  if (at === -1) return tooDeep ? NESTED_TOO_DEEP : NOT_JSON;
+  return skipSpace(buf, at, end) === end ? STRICT : NOT_JSON;
+}
+
 /**
  * True if the bytes `[start, end)` are one complete JSON value (surrounding
- * whitespace allowed) that `JSON.parse` would accept, nested at most 256
- * deep. Bytes of 0x80 and above are accepted inside strings; whether they
- * are valid UTF-8 is for the caller to check.
+ * whitespace allowed) that `JSON.parse` would accept, nested at most
+ * `maxDepth` levels deep (by default what the debugger accepts,
+ * `MESSAGE_MAX_DEPTH`). Bytes of 0x80 and above are accepted inside
+ * strings; whether they are valid UTF-8 is for the caller to check.
  */
-export function isStrictJson(buf: Uint8Array, start: number, end: number): boolean {
-  const at = valueEnd(buf, skipSpace(buf, start, end), end, 0);
+export function isStrictJson(buf: Uint8Array, start: number, end: number, maxDepth: number = MESSAGE_MAX_DEPTH): boolean {
+  const at = valueEnd(buf, skipSpace(buf, start, end), end, maxDepth);
   return at !== -1 && skipSpace(buf, at, end) === end;
 }
 
 /**
  * The end of the JSON value that starts exactly at `start` (no leading
  * whitespace) and ends at or before `end`, if it is one `JSON.parse` would
- * accept (nested at most 256 deep); -1 otherwise. As with
- * {@link isStrictJson}, bytes of 0x80 and above are the caller's to check.
+ * accept, nested at most `MESSAGE_MAX_DEPTH` deep (what the debugger can
+ * serialise again); -1 otherwise. As with {@link isStrictJson}, bytes of
+ * 0x80 and above are the caller's to check.
  */
 export function jsonValueEnd(buf: Uint8Array, start: number, end: number): number {
-  return valueEnd(buf, start, end, 0);
+  return valueEnd(buf, start, end, MESSAGE_MAX_DEPTH);
 }
 
 /**
  * `bytes` parsed, if they are strictly valid JSON (see {@link isStrictJson}:
- * nothing nested deeper than a value can later be serialised again), as
+ * nothing nested deeper than the debugger can later serialise again), as
  * `{ value }`; undefined otherwise. `text` is the same bytes decoded, when
  * the caller already has them so.
  */

@@ -1,11 +1,13 @@
 /**
  * What the recorder keeps of a frame's values: read lazily, when the event
  * that carries them is sent, from the frame (or only its bytes), and a note
- * instead of a value too large to record. Pure functions, no state.
+ * instead of a value too large to record, or nested too deep (see
+ * json/depth.ts). Pure functions, no state.
  *
  * @module
  */
 
+import { recordable } from '../json/depth.js';
 import { isObject } from '../json/is-object.js';
 import { contentText } from '../report/answer-record.js';
 import { DeferredValue, JsonSlice } from '../report/deferred.js';
@@ -45,16 +47,16 @@ function messageFrom(source: FrameSource): JsonRpcMessage | undefined {
   }
 }
 
-/** The `params` of a recorded frame's message. */
+/** The `params` of a recorded frame's message (the too-deep note if it nests deeper than a recorded value may). */
 export function paramsOf(source: FrameSource): unknown {
   const message = messageFrom(source);
-  return message === undefined ? undefined : message.params;
+  return message === undefined ? undefined : recordable(message.params);
 }
 
-/** The `result` of a recorded frame's message. */
+/** The `result` of a recorded frame's message (the too-deep note if it nests deeper than a recorded value may). */
 export function resultOf(source: FrameSource): unknown {
   const message = messageFrom(source);
-  return message === undefined ? undefined : message.result;
+  return message === undefined ? undefined : recordable(message.result);
 }
 
 /** A failed tool result's text. */

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { recordable } from '../json/depth.js';
 import { isObject } from '../json/is-object.js';
 import type { InstanceError } from '../protocol/run-model.js';
 import { HIDDEN, type HideSettings } from './hide.js';
@@ -32,7 +33,7 @@ export function hidesResult(method: string | undefined, hide: HideSettings): boo
  */
 export function rpcError(rpc: { code?: unknown; message?: unknown; data?: unknown }, hide = false): InstanceError {
   const code = typeof rpc.code === 'number' ? rpc.code : undefined;
-  return hide ? { name: 'JsonRpcError', message: HIDDEN_RPC_ERROR, code } : { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code, data: rpc.data };
+  return hide ? { name: 'JsonRpcError', message: HIDDEN_RPC_ERROR, code } : { name: 'JsonRpcError', message: String(rpc.message ?? 'error'), code, data: recordable(rpc.data) };
 }
 
 /** The text of a result's content blocks, for a failed tool's error message (at most 4,000 characters). */
@@ -51,14 +52,16 @@ export function isToolError(method: string | undefined, result: unknown): result
 
 /**
  * A `result` answering a call of `method`: its output, or, for a tool
- * result with `isError`, a `ToolError` carrying the content's text.
+ * result with `isError`, a `ToolError` carrying the content's text. A
+ * result nested deeper than a recorded value may is still an answer: its
+ * output is the too-deep note (json/depth.ts).
  */
 export function recordResult(method: string | undefined, result: unknown, hide: HideSettings): AnswerRecord {
   const hidden = hidesResult(method, hide);
   if (isToolError(method, result)) {
-    return { failed: true, output: hidden ? HIDDEN : result, error: { name: 'ToolError', message: hidden ? HIDDEN_TOOL_ERROR : contentText(result) } };
+    return { failed: true, output: hidden ? HIDDEN : recordable(result), error: { name: 'ToolError', message: hidden ? HIDDEN_TOOL_ERROR : contentText(result) } };
   }
-  return { failed: false, output: hidden ? HIDDEN : result };
+  return { failed: false, output: hidden ? HIDDEN : recordable(result) };
 }
 
 /**
@@ -85,7 +88,7 @@ export function recordThrown(method: string | undefined, thrown: unknown, hide: 
     const { code, data } = thrown as Error & { code?: unknown; data?: unknown };
     const error: InstanceError = { name: 'HandlerError', message: hidden ? HIDDEN_THROWN_ERROR : thrown.message };
     if (typeof code === 'number') error.code = code;
-    error.data = hidden ? { errorName: thrown.name } : { errorName: thrown.name, data, stack: thrown.stack };
+    error.data = hidden ? { errorName: thrown.name } : { errorName: thrown.name, data: recordable(data), stack: thrown.stack };
     return error;
   }
   let described: string;

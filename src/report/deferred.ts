@@ -1,4 +1,5 @@
-import { isStrictJson } from '../json/strict-json.js';
+import { RECORD_MAX_DEPTH, tooDeepNote } from '../json/depth.js';
+import { NESTED_TOO_DEEP, STRICT, strictJson } from '../json/strict-json.js';
 
 /**
  * A value whose JSON is computed only when it is sent. Reporters record
@@ -67,9 +68,25 @@ export class JsonSlice<S = unknown> extends DeferredValue<S> {
     this.end = end;
   }
 
-  /** True if the bytes are strictly valid JSON (their UTF-8 is the writer's to check). */
+  /**
+   * True if the bytes are strictly valid JSON nested at most
+   * `RECORD_MAX_DEPTH` deep (their UTF-8 is the writer's to check). False
+   * for deeper ones too: those are recorded as the too-deep note (see
+   * {@link JsonSlice.toJSON}), and never parsed.
+   */
   isStrict(): boolean {
-    return isStrictJson(this.buf, this.start, this.end);
+    return strictJson(this.buf, this.start, this.end, RECORD_MAX_DEPTH) === STRICT;
+  }
+
+  /**
+   * Called by `JSON.stringify` (when the bytes could not be copied as they
+   * are): the value parsed, or the too-deep note for bytes that nest deeper
+   * than a recorded value may. The check stops at the first level past the
+   * bound, so a deep value costs little to refuse.
+   */
+  override toJSON(): unknown {
+    if (strictJson(this.buf, this.start, this.end, RECORD_MAX_DEPTH) === NESTED_TOO_DEEP) return tooDeepNote();
+    return super.toJSON();
   }
 }
 

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
+import { recordable } from '../json/depth.js';
+import { setOwn } from '../json/set-own.js';
 
 /** What `GRAPHMIND_HIDE_*` asks to keep out of the record. */
 export interface HideSettings {
@@ -72,17 +74,36 @@ export function redactCommandLine(command: string, args: readonly string[], exis
  * `GRAPHMIND_HIDE_TOOL_RESULTS`. `message` is undefined when the held bytes
  * could not be parsed: `unparsed` is shown then, unless it would be hidden.
  * `isCall`: a request or notification (else an answer to a call of `method`).
+ * A member nested deeper than a recorded value may (a deep `result`, say)
+ * is shown as the too-deep note; the frame itself goes on as it came.
  */
 export function heldMessage(message: Record<string, unknown> | undefined, isCall: boolean, method: string | undefined, hide: HideSettings, unparsed: () => unknown): unknown {
   const hidden = isCall
     ? hide.inputs && (message === undefined || 'params' in message)
     : hide.toolResults && method === 'tools/call' && (message === undefined || 'result' in message || 'error' in message);
-  if (!hidden) return message ?? unparsed();
+  if (!hidden) return message === undefined ? unparsed() : recordableMembers(message);
   if (message === undefined) return HIDDEN;
-  if (isCall) return { ...message, params: HIDDEN };
+  if (isCall) return recordableMembers({ ...message, params: HIDDEN });
   // A buggy answer may carry both: each is hidden, as the record hides them.
-  const shown: Record<string, unknown> = { ...message };
+  const shown: Record<string, unknown> = recordableMembers({ ...message });
   if ('result' in message) shown.result = HIDDEN;
   if ('error' in message) shown.error = hiddenRpcError(message.error);
+  return shown;
+}
+
+/**
+ * `message` with each member that nests deeper than a recorded value may
+ * replaced by the too-deep note (json/depth.ts): `message` itself when none
+ * does, as nearly always.
+ */
+function recordableMembers(message: Record<string, unknown>): Record<string, unknown> {
+  let shown = message;
+  for (const key of Object.keys(message)) {
+    const value = message[key];
+    const kept = recordable(value);
+    if (kept === value) continue;
+    if (shown === message) shown = { ...message };
+    setOwn(shown, key, kept);
+  }
   return shown;
 }

@@ -25,8 +25,8 @@ import * as skip from '../json/skip.js';
 
 // Bound to module constants once: V8 checks an imported binding each time
 // it is used, a module constant it folds away (this runs per frame).
-const { MAX_DEPTH, QUOTE, ascii, bytesAre, skipSpace } = bytes;
-const { skipNested, skipString, skipValueWithin } = skip;
+const { QUOTE, ascii, bytesAre, skipSpace } = bytes;
+const { skipNested, skipString, skipValue } = skip;
 
 /**
  * The envelope of a JSON-RPC message: where the values of its top-level
@@ -202,8 +202,7 @@ function scanMembers(buf: Buffer, start: number, end: number, env: Envelope, kin
     if (buf[at] !== 0x3a) break;
     at = skipSpace(buf, at + 1, end);
     const vs = at;
-    // One level is taken by the object itself.
-    at = skipValueWithin(buf, at, end, MAX_DEPTH - 1);
+    at = skipValue(buf, at, end);
     if (at === -1) break;
     const length = ke - ks;
     if (kind === PARAMS) {
@@ -228,7 +227,7 @@ function scanMembers(buf: Buffer, start: number, end: number, env: Envelope, kin
     if (byte !== 0x2c) break;
     at = skipSpace(buf, at + 1, end);
   }
-  return skipNested(buf, start, end, MAX_DEPTH);
+  return skipNested(buf, start, end);
 }
 
 /**
@@ -264,12 +263,12 @@ export function scanEnvelope(buf: Buffer, into?: Envelope): Envelope | undefined
       // The last of duplicate members wins, with what was found inside it.
       if (kind === PARAMS) {
         env.name = env.nameEnd = env.uri = env.uriEnd = -1;
-        at = buf[at] === 0x7b ? scanMembers(buf, at, length, env, PARAMS) : skipValueWithin(buf, at, length, MAX_DEPTH);
+        at = buf[at] === 0x7b ? scanMembers(buf, at, length, env, PARAMS) : skipValue(buf, at, length);
       } else if (kind === RESULT) {
         env.isError = env.isErrorEnd = -1;
-        at = buf[at] === 0x7b ? scanMembers(buf, at, length, env, RESULT) : skipValueWithin(buf, at, length, MAX_DEPTH);
+        at = buf[at] === 0x7b ? scanMembers(buf, at, length, env, RESULT) : skipValue(buf, at, length);
       } else {
-        at = skipValueWithin(buf, at, length, MAX_DEPTH);
+        at = skipValue(buf, at, length);
       }
       if (at === -1) return undefined;
       switch (kind) {

@@ -22,7 +22,7 @@ import { Capture } from './capture.js';
 // Bound to module constants once: V8 checks an imported binding each time
 // it is used, a module constant it folds away (this runs on every byte
 // of a long line outside its strings).
-const { MAX_DEPTH, QUOTE, closerOf, isNumberByte, isScalarStart, isSpace } = bytes;
+const { QUOTE, closerOf, isNumberByte, isScalarStart, isSpace } = bytes;
 const { isScalarText } = skip;
 
 /** Longest top-level value kept verbatim. */
@@ -71,7 +71,9 @@ const enum Member {
 
 /**
  * Reads the pieces of one line in order and builds its {@link Skeleton}.
- * Memory is bounded by a few kilobytes whatever the line's length.
+ * Memory is bounded by a few kilobytes whatever the line's length, plus a
+ * byte per open bracket past the 256th for a line nested that deep (any
+ * depth is read: JSON.parse, and so the host, accepts far deeper).
  */
 export class SkeletonReader extends PieceScan {
   #phase = Phase.Start;
@@ -297,11 +299,7 @@ export class SkeletonReader extends PieceScan {
         if (byte === 0x2c) this.#lastWasString = false;
       }
       if (byte === 0x7b || byte === 0x5b) {
-        if (this.depth === MAX_DEPTH) {
-          this.#phase = Phase.Failed;
-          return end;
-        }
-        this.stack[this.depth++] = closerOf(byte);
+        this.open(closerOf(byte));
         this.#member = Member.None;
         this.#lastWasString = false;
       } else if (byte === 0x7d || byte === 0x5d) {
@@ -378,13 +376,7 @@ export class SkeletonReader extends PieceScan {
         return k + 1;
       }
       if (byte === 0x2c && this.depth === 1) this.#arrayExpectElement = true;
-      else if (byte === 0x7b || byte === 0x5b) {
-        if (this.depth === MAX_DEPTH) {
-          this.#phase = Phase.Failed;
-          return end;
-        }
-        this.stack[this.depth++] = closerOf(byte);
-      } else if (byte === 0x7d || byte === 0x5d) {
+      else if (byte === 0x7b || byte === 0x5b) this.open(closerOf(byte)); else if (byte === 0x7d || byte === 0x5d) {
         if (this.stack[--this.depth] !== byte) {
           this.#phase = Phase.Failed;
           return end;

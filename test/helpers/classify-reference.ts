@@ -2,7 +2,8 @@
  * The classifier as it was before the single-pass scanner: a verbatim copy
  * of the former envelope scanner, `classify` and correlator, kept only as
  * the oracle that test/classify-equivalence.test.ts compares the real
- * classifier with. Not used by the product.
+ * classifier with. Not used by the product. Since issue 29 both read any
+ * depth (the former one refused a frame nested more than 256 levels).
  */
 import type { Direction, Frame, JsonRpcId } from '../../src/streams/frame.js';
 import { STDOUT_NOISE_NODE, namingParam, nodeFor } from '../../src/streams/node-naming.js';
@@ -50,7 +51,14 @@ function skipLiteral(buf: Buffer, i: number, end: number, word: string): number 
   return i + word.length;
 }
 
-const stack = new Uint8Array(MAX_DEPTH + 1);
+const shared = new Uint8Array(MAX_DEPTH);
+
+/** The same closers in a stack twice as large: no depth limit (issue 29). */
+function deeper(stack: Uint8Array): Uint8Array<ArrayBuffer> {
+  const next = new Uint8Array(stack.length * 2);
+  next.set(stack);
+  return next;
+}
 
 /**
  * End of the object or array starting at `i`, in one pass: strings are
@@ -58,6 +66,7 @@ const stack = new Uint8Array(MAX_DEPTH + 1);
  * are not checked: the envelope only needs to know where a value ends.
  */
 function skipNested(buf: Buffer, i: number, end: number): number {
+  let stack = shared;
   let depth = 0;
   for (let k = i; k < end; k++) {
     const byte = buf[k] as number;
@@ -66,7 +75,7 @@ function skipNested(buf: Buffer, i: number, end: number): number {
       if (after === -1) return -1;
       k = after - 1;
     } else if (byte === 0x7b || byte === 0x5b) {
-      if (depth === MAX_DEPTH) return -1;
+      if (depth === stack.length) stack = deeper(stack);
       stack[depth++] = byte === 0x7b ? 0x7d : 0x5d;
     } else if (byte === 0x7d || byte === 0x5d) {
       if (depth === 0 || stack[--depth] !== byte) return -1;
