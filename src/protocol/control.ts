@@ -69,3 +69,16 @@ export interface HoldDecision {
    */
   value?: unknown;
 }
+
+/**
+ * How far the server's start-up load of its run logs has got, while it
+ * loads: `GET /api/health` and the live feed's `snapshot` carry it as
+ * `loading`, `GET /api/runs` as its `GraphMind-Loading` header
+ * (`<loaded>/<total>`). Absent once every log is loaded.
+ */
+export interface RunsLoading {
+  /** Logs read so far (those that could not be read included). */
+  loaded: number;
+  /** Logs found in the data directory (0 while it is still being listed). */
+  total: number;
+}
