@@ -24,6 +24,12 @@ export interface LiveSnapshot {
    * come in `runs.loaded` messages.
    */
   loading?: RunsLoading;
+  /**
+   * What `--max-runs` has deleted since the server started (at start-up
+   * and since), once it has deleted any: what a `runs.trimmed` message
+   * says, added up.
+   */
+  trimmed?: { deleted: number; maxRuns: number };
 }
 
 /**

@@ -123,6 +123,24 @@ function openDataDir(dataDir: string, env: NodeJS.ProcessEnv, maxRuns: number | 
 }
 
 /**
+ * What `--max-runs` deletes, said (coalesced, see retention-notice.ts) on
+ * stderr, or to `onRetention`, and on the live feed; `told` is the total
+ * said so far, for a viewer's snapshot.
+ */
+function speakRetention(maxRuns: number, feed: LiveFeed, onRetention = (line: string): unknown => process.stderr.write(`graphmind: ${line}\n`)) {
+  let trimmed = 0;
+  const notice = new RetentionNotice({
+    say(deleted) {
+      trimmed += deleted;
+      onRetention(retentionLine(deleted, maxRuns));
+      feed.broadcast({ type: 'runs.trimmed', deleted, maxRuns });
+    },
+  });
+  const told = (): { deleted: number; maxRuns: number } | undefined => (trimmed === 0 ? undefined : { deleted: trimmed, maxRuns });
+  return { notice, told };
+}
+
+/**
  * Start `graphmind serve`: the REST control API, the live feed, the ingest
  * socket for reporters, the viewer, and the run store. Every request and
  * upgrade passes the target, Host and Origin checks before routing, and
@@ -151,13 +169,7 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   const holds = new HoldRegistry();
   const runGone = runGoneHandler(holds, feed);
   const maxRuns = options.maxRuns ?? 200;
-  const onRetention = options.onRetention ?? ((line: string) => process.stderr.write(`graphmind: ${line}\n`));
-  const notice = new RetentionNotice({
-    say(deleted) {
-      onRetention(retentionLine(deleted, maxRuns));
-      feed.broadcast({ type: 'runs.trimmed', deleted, maxRuns });
-    },
-  });
+  const { notice, told } = speakRetention(maxRuns, feed, options.onRetention);
   let opened: ReturnType<typeof openDataDir>;
   try {
     opened = openDataDir(dataDir, env, maxRuns, runGone, notice);
@@ -170,7 +182,8 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   store.observer = otlp;
   const transfer = createRunTransfer(store, feed, version);
   const maxBody = options.maxBody ?? 64 * 1024 * 1024;
-  const controls = createControls({ store, holds, feed, version, maxBody, pauseOnError: options.pauseOnError ?? true, transfer, otlp, runGone });
+  const pauseOnError = options.pauseOnError ?? true;
+  const controls = createControls({ store, holds, feed, version, maxBody, pauseOnError, transfer, otlp, runGone, trimmed: told });
   const gateway = new Gateway({ port, token, dataDir, maxIngestPayload: options.maxIngestPayload ?? 128 * 1024 * 1024, controls });
   handlers.request = gateway.request;
   handlers.upgrade = gateway.upgrade;

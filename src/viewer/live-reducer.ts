@@ -40,6 +40,7 @@ export function receive(state: ViewState, message: LiveMessage): Step {
       break;
     case 'runs.trimmed':
       state.trimmed = { deleted: (state.trimmed?.deleted ?? 0) + message.deleted, maxRuns: message.maxRuns };
+      state.trimmedSeen += message.deleted;
       step.dirty |= Dirty.Runs;
       break;
     case 'breakpoints':
@@ -78,6 +79,9 @@ function onSnapshot(state: ViewState, step: Step, message: Extract<LiveMessage, 
   state.loaded = true;
   state.runs = message.runs;
   state.runsLoading = message.loading ?? null;
+  // The server's total: a note the user dismissed comes back only if more were deleted since.
+  if (message.trimmed !== undefined && message.trimmed.deleted !== state.trimmedSeen) state.trimmed = message.trimmed;
+  if (message.trimmed !== undefined) state.trimmedSeen = message.trimmed.deleted;
   state.breakpoints = message.breakpoints;
   state.holds = message.holds;
   step.dirty |= Dirty.Runs | Dirty.Breakpoints | Dirty.Holds;

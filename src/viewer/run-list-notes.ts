@@ -2,25 +2,10 @@
 // disk just after it started ("loading 4,210 of 10,000"), and what
 // `--max-runs` deleted while the page was open (until dismissed). Both come
 // from the live feed (the snapshot's `loading`, `runs.loaded`, `runs.trimmed`).
-import type { RunsLoading } from '../protocol/control.js';
 import { button, el, setAttr, setChildren } from './dom.js';
+import { loadingText, trimmedText } from './run-notes-text.js';
 import type { Store } from './store.js';
 import { Dirty } from './view-state.js';
-
-/** A count with thousands separators, the same in every locale: `10,000`. */
-export function count(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
-/** `loading 4,210 of 10,000` (`loading runs…` while the server still lists its logs). */
-export function loadingText(loading: RunsLoading): string {
-  return loading.total === 0 ? 'loading runs…' : `loading ${count(loading.loaded)} of ${count(loading.total)}`;
-}
-
-/** `deleted 12 oldest runs to keep --max-runs 200`, as the server's stderr says it. */
-export function trimmedText(deleted: number, maxRuns: number): string {
-  return `deleted ${count(deleted)} oldest run${deleted === 1 ? '' : 's'} to keep --max-runs ${count(maxRuns)}`;
-}
 
 /** The notes above the run list (see the module). */
 export class RunListNotes {

@@ -79,6 +79,8 @@ export class ViewState {
   runsLoading: RunsLoading | null = null;
   /** What `--max-runs` deleted while this page was open (the server's count, added up), until the user dismisses it. */
   trimmed: { deleted: number; maxRuns: number } | null = null;
+  /** The server's count of what `--max-runs` deleted, as far as this page has heard. */
+  trimmedSeen = 0;
 
   selectedRunId: string | null = null;
   /** Until the user picks a run, the page follows the newest one. */
