@@ -13,6 +13,8 @@
 //                    restart figure (default all three)
 //   BENCH_ONLY=http  only graphmind http-proxy against a direct connection (also run by default)
 //   BENCH_ONLY=otlp  only D against a serve streaming to a dead or slow OTLP receiver (also run by default)
+//   BENCH_ONLY=start only the start figure: serve over 10,000 and 100,000 runs on disk (time to health, time
+//                    to every run listed, RSS) and serve's CPU per adapter run (bench/start.mjs; also run by default)
 //   BENCH_OTLP_CONTROL=1  the otlp figure with a fourth debugger, a second serve that does not
 //                    stream: what "no difference" measures as on this machine
 //
@@ -32,6 +34,7 @@ import * as adapterBench from './scenarios/adapter.mjs';
 import * as httpBench from './scenarios/http.mjs';
 import * as restartBench from './scenarios/restart.mjs';
 import * as otlpBench from './scenarios/otlp.mjs';
+import { measureCpuPerRun, measureStart } from './start.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 5));
@@ -44,7 +47,7 @@ function warmupMs(name) {
 }
 const SEQ_WARMUP_MS = warmupMs('BENCH_SEQ_WARMUP_MS');
 const ONLY = process.env.BENCH_ONLY ?? '';
-if (!['', 'proxy', 'adapter', 'restart', 'http', 'otlp'].includes(ONLY)) throw new Error('BENCH_ONLY must be proxy, adapter, restart, http or otlp');
+if (!['', 'proxy', 'adapter', 'restart', 'http', 'otlp', 'start'].includes(ONLY)) throw new Error('BENCH_ONLY must be proxy, adapter, restart, http, otlp or start');
 /** The adapter scenario: calls per run, warm-up per run (ms), and the SDK generations it runs. */
 const ADAPTER = QUICK ? { calls: 500, warmupMs: 200 } : { calls: 10000, warmupMs: 1000 };
 const ADAPTER_SDKS = ['1', '2'];
@@ -153,11 +156,27 @@ async function main() {
     if (ONLY === '' || ONLY === 'restart') await measureRestart(dataDir);
     if (ONLY === '' || ONLY === 'http') await measureHttp(dataDir);
     if (ONLY === '' || ONLY === 'otlp') await measureOtlp(dataDir);
+    if (ONLY === '' || ONLY === 'start') await measureStartFigures();
   } finally {
     log(`graphmind serve peak RSS during the bench: ${(peakRss(serve.pid) / 1024 / 1024).toFixed(1)} MiB`);
     await serve.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The start figure (bench/start.mjs): serve over many runs on disk, and its CPU per adapter run. */
+async function measureStartFigures() {
+  const counts = QUICK ? [1000, 10000] : [10000, 100000];
+  for (const count of counts) {
+    log(`start      graphmind serve over ${count.toLocaleString('en-US')} runs on disk`);
+    const r = await measureStart(count);
+    log(
+      `start with ${count.toLocaleString('en-US')} runs: port bound ${Math.round(r.boundMs)} ms after the spawn, health ${Math.round(r.healthMs - r.boundMs)} ms after the bind, ` +
+        `every run listed ${(r.listedMs / 1000).toFixed(2)} s after the spawn, RSS ${r.rssMiB.toFixed(0)} MiB (peak ${r.peakRssMiB.toFixed(0)} MiB)`,
+    );
+  }
+  const cpu = await measureCpuPerRun(QUICK ? 2000 : 10000);
+  log(`serve's CPU per adapter run (one call, past --max-runs 200): ${cpu.cpuUsPerRun.toFixed(0)} µs over ${cpu.calls.toLocaleString('en-US')} runs`);
 }
 
 async function measure() {
