@@ -46,6 +46,32 @@ t.test('RunOrder: newest first, ties to the one added later, oldest finished for
   t.equal(order.size, 7);
 });
 
+t.test('RunOrder: retention at run time, a live run at the front, many runs through', async (t) => {
+  // As the adapter records: its connection's run stays live at the front, each call a run of its own.
+  const order = new RunOrder();
+  const connection = run('conn', 0, false);
+  order.add(connection);
+  const kept: RunState[] = [];
+  for (let i = 0; i < 1000; i++) {
+    const state = run(`r${i}`, 10 + i);
+    order.add(state);
+    kept.push(state);
+    if (order.size > 5) {
+      const [oldest] = order.oldestFinished(order.size - 5, state.summary.runId);
+      order.removeAll(oldest === undefined ? [] : [oldest]);
+      kept.shift();
+    }
+    if (i % 97 === 0) t.strictSame(ids(order.newestFirst()), [...ids(kept).reverse(), 'conn'], `after ${i + 1} runs`);
+  }
+  t.equal(order.size, 5);
+  // A run out of order, and one removed from the middle (a delete through the API).
+  const early = run('early', 5);
+  order.add(early);
+  order.remove(kept[2] as RunState);
+  t.strictSame(ids(order.newestFirst()), ['r999', 'r997', 'r996', 'early', 'conn']);
+  t.strictSame(ids(order.oldestFinished(2, undefined)), ['early', 'r996'], 'sorted again, holes skipped');
+});
+
 t.test('the words said', async (t) => {
   const table: Array<[number, number, string]> = [
     [1, 200, 'deleted 1 oldest run to keep --max-runs 200'],

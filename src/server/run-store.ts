@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { RunSummary } from '../protocol/run-model.js';
 import type { RunEvent } from '../protocol/ingest.js';
@@ -271,9 +271,10 @@ export class RunStore {
     // A run of that id made later gets a log of its own, even if this one could not be written.
     this.#files.discard(file);
     unlinkQuietly(file);
-    // Logs open synchronously, so nothing should create the file again; should anything have, it goes once the log is closed.
+    // Logs open synchronously, so nothing should create the file again; should anything have, it goes once the log
+    // is closed. Looked for first: a failed unlink (the usual case) costs an exception, for every run retention trims.
     void closed.then(() => {
-      if (!this.#runs.has(runId)) unlinkQuietly(file);
+      if (!this.#runs.has(runId) && existsSync(file)) unlinkQuietly(file);
     });
   }
 
