@@ -82,3 +82,11 @@ export interface RunsLoading {
   /** Logs found in the data directory (0 while it is still being listed). */
   total: number;
 }
+
+/** What `--max-runs` has deleted since the server started (the live feed's snapshot carries it as `trimmed`). */
+export interface RunsTrimmed {
+  /** How many runs it deleted (the oldest that had ended). */
+  deleted: number;
+  /** The server's `--max-runs`: the runs it keeps. */
+  maxRuns: number;
+}

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Breakpoints, Hold, HoldAction, RunsLoading } from './control.js';
+import type { Breakpoints, Hold, HoldAction, RunsLoading, RunsTrimmed } from './control.js';
 import type { RunEvent } from './ingest.js';
 import type { Run, RunSummary } from './run-model.js';
 
@@ -29,7 +29,7 @@ export interface LiveSnapshot {
    * and since), once it has deleted any: what a `runs.trimmed` message
    * says, added up.
    */
-  trimmed?: { deleted: number; maxRuns: number };
+  trimmed?: RunsTrimmed;
 }
 
 /**

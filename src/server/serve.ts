@@ -66,6 +66,14 @@ export interface ServeOptions {
   onRetention?: (line: string) => void;
 }
 
+/** The runs on disk once loaded ({@link GraphmindServer.loaded}). */
+export interface LoadedRuns {
+  /** Runs the server holds then. */
+  runs: number;
+  /** Lines of their logs that could not be read. */
+  skippedLines: number;
+}
+
 /** A running debugger server. */
 export interface GraphmindServer {
   /** The port it listens on (the one picked, when asked for port 0). */
@@ -87,7 +95,7 @@ export interface GraphmindServer {
    * background: the server answers meanwhile), with how many runs it holds
    * and how many lines could not be read.
    */
-  readonly loaded: Promise<{ runs: number; skippedLines: number }>;
+  readonly loaded: Promise<LoadedRuns>;
   /** Stop: close the live feeds and reporter connections, then the server, then the run store. */
   close(): Promise<void>;
 }
