@@ -15,6 +15,8 @@
 //   BENCH_ONLY=otlp  only D against a serve streaming to a dead or slow OTLP receiver (also run by default)
 //   BENCH_ONLY=export  only a 1 GB run exported as HAR (bench/export.mjs; also run by default)
 //   BENCH_ONLY=mcp   only graphmind mcp's first find_problems over 10,000 runs on disk (bench/mcp.mjs; also run by default)
+//   BENCH_ONLY=start only the start figure: serve over 10,000 and 100,000 runs on disk (time to health, time
+//                    to every run listed, RSS) and serve's CPU per adapter run (bench/start.mjs; also run by default)
 //   BENCH_OTLP_CONTROL=1  the otlp figure with a fourth debugger, a second serve that does not
 //                    stream: what "no difference" measures as on this machine
 //
@@ -35,6 +37,7 @@ import * as httpBench from './scenarios/http.mjs';
 import * as restartBench from './scenarios/restart.mjs';
 import * as otlpBench from './scenarios/otlp.mjs';
 import * as mcpBench from './mcp.mjs';
+import { measureCpuPerRun, measureStart } from './start.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 5));
@@ -47,7 +50,7 @@ function warmupMs(name) {
 }
 const SEQ_WARMUP_MS = warmupMs('BENCH_SEQ_WARMUP_MS');
 const ONLY = process.env.BENCH_ONLY ?? '';
-const BENCH_NAMES = ['proxy', 'adapter', 'restart', 'http', 'otlp', 'export', 'mcp', 'replay'];
+const BENCH_NAMES = ['proxy', 'adapter', 'restart', 'http', 'otlp', 'export', 'mcp', 'replay', 'start'];
 if (ONLY !== '' && !BENCH_NAMES.includes(ONLY)) throw new Error(`BENCH_ONLY must be one of ${BENCH_NAMES.join(', ')}`);
 /** The adapter scenario: calls per run, warm-up per run (ms), and the SDK generations it runs. */
 const ADAPTER = QUICK ? { calls: 500, warmupMs: 200 } : { calls: 10000, warmupMs: 1000 };
@@ -160,11 +163,27 @@ async function main() {
     if (ONLY === '' || ONLY === 'export') for (const line of (await (await import('./export.mjs')).measure({ mb: QUICK ? 100 : 1024 })).lines) console.log(line);
     if (ONLY === '' || ONLY === 'mcp') await mcpBench.measure({ rounds: QUICK ? 1 : 3 });
     if (ONLY === '' || ONLY === 'replay') await (await import('./replay.mjs')).measureReplay(log); // graphmind replay of a 10,000-call run
+    if (ONLY === '' || ONLY === 'start') await measureStartFigures();
   } finally {
     log(`graphmind serve peak RSS during the bench: ${(peakRss(serve.pid) / 1024 / 1024).toFixed(1)} MiB`);
     await serve.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The start figure (bench/start.mjs): serve over many runs on disk, and its CPU per adapter run. */
+async function measureStartFigures() {
+  const counts = QUICK ? [1000, 10000] : [10000, 100000];
+  for (const count of counts) {
+    log(`start      graphmind serve over ${count.toLocaleString('en-US')} runs on disk`);
+    const r = await measureStart(count);
+    log(
+      `start with ${count.toLocaleString('en-US')} runs: port bound ${Math.round(r.boundMs)} ms after the spawn, health ${Math.round(r.healthMs - r.boundMs)} ms after the bind, ` +
+        `every run listed ${(r.listedMs / 1000).toFixed(2)} s after the spawn, RSS ${r.rssMiB.toFixed(0)} MiB (peak ${r.peakRssMiB.toFixed(0)} MiB)`,
+    );
+  }
+  const cpu = await measureCpuPerRun(QUICK ? 2000 : 10000);
+  log(`serve's CPU per adapter run (one call, past --max-runs 200): ${cpu.cpuUsPerRun.toFixed(0)} µs over ${cpu.calls.toLocaleString('en-US')} runs`);
 }
 
 async function measure() {

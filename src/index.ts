@@ -35,5 +35,5 @@ export type * from './protocol/ingest.js';
 export type * from './protocol/to-reporter.js';
 export type * from './protocol/live-feed.js';
 export { RUN_ID_PATTERN } from './protocol/run-model.js';
-export { startServer, ServeError, type ServeOptions, type GraphmindServer } from './server/serve.js';
+export { startServer, ServeError, type ServeOptions, type GraphmindServer, type LoadedRuns } from './server/serve.js';
 export { OTLP_PROTOCOLS, type OtlpConfig, type OtlpProtocol } from './export/otlp-config.js';

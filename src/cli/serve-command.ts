@@ -88,9 +88,12 @@ export async function runServeCommand(flags: ServeFlags, version: string): Promi
   process.stdout.write(
     `graphmind: debugger listening on ${server.url}\n` +
       `graphmind: runs in ${server.dataDir}; ${tokenNote}; pause on error ${flags['pause-on-error']}\n` +
-      (typeof otlp === 'object' ? `graphmind: streaming runs to ${endpointText(otlp.url)} over OTLP (${otlp.protocol})\n` : '') +
-      (server.skippedLogLines > 0 ? `graphmind: skipped ${server.skippedLogLines} unreadable line(s) in the run logs (a torn write from a crash)\n` : ''),
+      (typeof otlp === 'object' ? `graphmind: streaming runs to ${endpointText(otlp.url)} over OTLP (${otlp.protocol})\n` : ''),
   );
+  // The runs on disk load in the background; what could not be read is said once they have.
+  void server.loaded.then(({ skippedLines }) => {
+    if (skippedLines > 0) process.stdout.write(`graphmind: skipped ${skippedLines} unreadable line(s) in the run logs (a torn write from a crash)\n`);
+  });
   if (flags.open) openBrowser(server.url);
   const stop = (): void => {
     void server.close().then(() => process.exit(0));

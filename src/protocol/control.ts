@@ -69,3 +69,24 @@ export interface HoldDecision {
    */
   value?: unknown;
 }
+
+/**
+ * How far the server's start-up load of its run logs has got, while it
+ * loads: `GET /api/health` and the live feed's `snapshot` carry it as
+ * `loading`, `GET /api/runs` as its `GraphMind-Loading` header
+ * (`<loaded>/<total>`). Absent once every log is loaded.
+ */
+export interface RunsLoading {
+  /** Logs read so far (those that could not be read included). */
+  loaded: number;
+  /** Logs found in the data directory (0 while it is still being listed). */
+  total: number;
+}
+
+/** What `--max-runs` has deleted since the server started (the live feed's snapshot carries it as `trimmed`). */
+export interface RunsTrimmed {
+  /** How many runs it deleted (the oldest that had ended). */
+  deleted: number;
+  /** The server's `--max-runs`: the runs it keeps. */
+  maxRuns: number;
+}

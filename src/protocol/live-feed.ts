@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Breakpoints, Hold, HoldAction } from './control.js';
+import type { Breakpoints, Hold, HoldAction, RunsLoading, RunsTrimmed } from './control.js';
 import type { RunEvent } from './ingest.js';
 import type { Run, RunSummary } from './run-model.js';
 
@@ -18,6 +18,45 @@ export interface LiveSnapshot {
   breakpoints: Breakpoints;
   /** The frames held right now and not yet decided, oldest first, as `GET /api/holds` lists them. */
   holds: Hold[];
+  /**
+   * While the server is still loading its run logs (just after a start):
+   * how far it has got. `runs` then lists the runs loaded so far; the rest
+   * come in `runs.loaded` messages.
+   */
+  loading?: RunsLoading;
+  /**
+   * What `--max-runs` has deleted since the server started (at start-up
+   * and since), once it has deleted any: what a `runs.trimmed` message
+   * says, added up.
+   */
+  trimmed?: RunsTrimmed;
+}
+
+/**
+ * Runs the server's start-up load just read from their logs, while it
+ * loads (at most a few messages a second), and once when it is done.
+ */
+export interface LiveRunsLoaded {
+  /** The message's type. */
+  type: 'runs.loaded';
+  /** The runs loaded since the last such message, in no particular order (a client places them by `startedAt`). */
+  runs: RunSummary[];
+  /** How far the load has got now; null once every log is loaded (this is the last such message). */
+  loading: RunsLoading | null;
+}
+
+/**
+ * `--max-runs` deleted runs (each has had its `run.deleted`): at most one
+ * message a second however many it deletes, and one for what it deleted
+ * at start-up. The server says the same on its stderr.
+ */
+export interface LiveRunsTrimmed {
+  /** The message's type. */
+  type: 'runs.trimmed';
+  /** How many runs were deleted (the oldest that had ended). */
+  deleted: number;
+  /** The server's `--max-runs`: the runs it keeps. */
+  maxRuns: number;
 }
 
 /** A run the server did not have: a reporter started it, or it was imported (`POST /api/runs/import`). */
@@ -135,6 +174,8 @@ export type LiveMessage =
   | LiveRunEvent
   | LiveRunUpdated
   | LiveRunDeleted
+  | LiveRunsLoaded
+  | LiveRunsTrimmed
   | LiveBreakpoints
   | LiveHoldOpened
   | LiveHoldUpdated

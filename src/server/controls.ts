@@ -33,6 +33,8 @@ export interface ControlsOptions {
   otlp: OtlpStream | undefined;
   /** A run is gone: its held frames go on, and the viewers are told ({@link runGoneHandler}). */
   runGone: (runId: string) => void;
+  /** What `--max-runs` has deleted and said so far (for a viewer's snapshot); undefined while nothing. */
+  trimmed?: () => { deleted: number; maxRuns: number } | undefined;
 }
 
 /** The shared state and the actions on it (see the module). */
@@ -45,6 +47,8 @@ export interface Controls {
   owners: Map<string, ReporterConnection>;
   /** The breakpoints in force, their version and who has applied them. */
   breakpoints: BreakpointsState;
+  /** What `--max-runs` has deleted and said so far; undefined while nothing. */
+  trimmed: () => { deleted: number; maxRuns: number } | undefined;
 }
 
 /** A run is gone (deleted through the API, or by retention): frames held for it go on, and the viewers are told. */
@@ -102,5 +106,5 @@ export function createControls(options: ControlsOptions): Controls {
     },
   };
   const ingest: IngestContext = { store, holds, feed, breakpoints };
-  return { api, ingest, owners, breakpoints };
+  return { api, ingest, owners, breakpoints, trimmed: options.trimmed ?? (() => undefined) };
 }

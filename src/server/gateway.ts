@@ -119,7 +119,10 @@ export class Gateway implements Handlers {
       }
       const { store, holds, feed } = controls.api;
       try {
-        feed.add(ws, { type: 'snapshot', runs: store.list(), breakpoints: controls.breakpoints.current, holds: holds.list() });
+        const { loading } = store;
+        const trimmed = controls.trimmed();
+        const extra = { ...(loading === undefined ? {} : { loading }), ...(trimmed === undefined ? {} : { trimmed }) };
+        feed.add(ws, { type: 'snapshot', runs: store.list(), breakpoints: controls.breakpoints.current, holds: holds.list(), ...extra });
       } catch {
         // A snapshot that cannot be sent (a held frame nested too deep to serialise) costs this viewer, not the server.
         ws.close(1011, 'internal error');

@@ -127,6 +127,9 @@ function health(res: ServerResponse, method: string, ctx: ApiContext): void {
   const otlp = ctx.otlpStats?.();
   const breakpoints = ctx.breakpointsHealth?.();
   const answer: Record<string, unknown> = { ok: true, version: ctx.version };
+  // Just after a start, while the run logs load in the background.
+  const loading = ctx.store.loading;
+  if (loading !== undefined) answer.loading = loading;
   if (breakpoints !== undefined) answer.breakpoints = breakpoints;
   if (otlp !== undefined) answer.otlp = otlp;
   return sendJson(res, 200, answer);
@@ -136,7 +139,9 @@ function health(res: ServerResponse, method: string, ctx: ApiContext): void {
 function runs(res: ServerResponse, method: string, id: string | undefined, ctx: ApiContext): void {
   if (id === undefined) {
     if (method !== 'GET') return sendMethodNotAllowed(res, 'GET');
-    return sendJson(res, 200, ctx.store.list());
+    // While the logs load: the runs loaded so far, and how far the load is.
+    const loading = ctx.store.loading;
+    return sendJson(res, 200, ctx.store.list(), loading === undefined ? {} : { 'graphmind-loading': `${loading.loaded}/${loading.total}` });
   }
   if (!RUN_ID_PATTERN.test(id)) return sendError(res, 404, 'not found');
   if (method === 'GET') {

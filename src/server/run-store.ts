@@ -1,12 +1,13 @@
-import { appendFileSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { RUN_ID_PATTERN, type RunSummary } from '../protocol/run-model.js';
+import type { RunSummary } from '../protocol/run-model.js';
 import type { RunEvent } from '../protocol/ingest.js';
 import type { BatchText } from './batch-text.js';
 import { LogFiles, MAX_OPEN_LOGS } from './log-files.js';
 import { diskErrorLine } from './disk-error.js';
-import { readRunLog } from '../export/read-run-log.js';
 import { RunState } from '../protocol/run-state.js';
+import { readLogToAppend, RunLoader, runIdOfLogName, type LoadProgress } from './run-loader.js';
+import { RunOrder } from './run-order.js';
 
 /** A live run's log: its file, and the lines appended since the last write. */
 interface RunLog {
@@ -34,6 +35,8 @@ export interface RunStoreOptions {
   maxRuns?: number;
   /** Told of every run that retention deletes (a delete asked for through {@link RunStore.delete} is the caller's to announce). */
   onRetentionDelete?: (runId: string) => void;
+  /** Told once per pass of retention that deleted runs: how many it deleted (after each run's {@link onRetentionDelete}). */
+  onRetention?: (deleted: number) => void;
   /**
    * Log files open at once. Past it the log written least recently is
    * closed, and reopened to append when it is next written. @default 64
@@ -61,7 +64,12 @@ export class RunStore {
   readonly dir: string;
   readonly maxRuns: number;
   readonly #onRetentionDelete: ((runId: string) => void) | undefined;
+  readonly #onRetention: ((deleted: number) => void) | undefined;
   readonly #runs = new Map<string, RunState>();
+  /** The runs by start time, for the list and for retention. */
+  readonly #order = new RunOrder();
+  /** The background load, while it runs (see {@link RunStore.loadInBackground}). */
+  #loader: RunLoader | undefined;
   readonly #logs = new Map<string, RunLog>();
   readonly #files: LogFiles;
   readonly #warn: (line: string) => void;
@@ -81,6 +89,7 @@ export class RunStore {
     this.dir = options.dir;
     this.maxRuns = options.maxRuns ?? 200;
     this.#onRetentionDelete = options.onRetentionDelete;
+    this.#onRetention = options.onRetention;
     const onWarning = options.onWarning ?? ((line: string) => process.stderr.write(`graphmind: ${line}\n`));
     // One line each: an error's message could carry a newline.
     this.#warn = (line) => onWarning(line.replace(/[\r\n]+/g, ' '));
@@ -100,10 +109,8 @@ export class RunStore {
   load(): { runs: number; skippedLines: number } {
     let skippedLines = 0;
     for (const name of readdirSync(this.dir)) {
-      if (!name.endsWith('.jsonl')) continue;
-      const runId = name.slice(0, -'.jsonl'.length);
-      if (!RUN_ID_PATTERN.test(runId)) continue;
-      skippedLines += this.#loadLog(runId, join(this.dir, name));
+      const runId = runIdOfLogName(name);
+      if (runId !== undefined) skippedLines += this.#loadLog(runId, join(this.dir, name));
     }
     // --max-runs may be smaller than what an earlier start kept.
     this.#enforceRetention(undefined);
@@ -123,49 +130,71 @@ export class RunStore {
     this.onRecordingStopped?.(state);
   }
 
+  /**
+   * Rebuild every run from its log in the background, a slice of logs per
+   * turn of the event loop (see `RunLoader`); resolves once all are loaded,
+   * with how many lines were unreadable. Meanwhile the store works as
+   * usual: {@link RunStore.list} lists the runs loaded so far,
+   * {@link RunStore.loading} says how far the load is, and a run asked for
+   * by id (an event, a read, a delete) is loaded at once. Retention waits
+   * for the end of the load.
+   */
+  async loadInBackground(onSlice?: (runs: readonly RunState[], progress: LoadProgress) => void): Promise<{ runs: number; skippedLines: number }> {
+    const loader = new RunLoader({
+      dir: this.dir,
+      loadOne: (runId, file) => this.#loadLog(runId, file),
+      onSlice: onSlice && ((runIds, progress) => onSlice(runIds.flatMap((runId) => this.#runs.get(runId) ?? []), progress)),
+    });
+    this.#loader = loader;
+    let complete: boolean;
+    try {
+      complete = await loader.start();
+    } finally {
+      this.#loader = undefined;
+    }
+    if (complete) this.#enforceRetention(undefined);
+    return { runs: this.#runs.size, skippedLines: loader.skippedLines };
+  }
+
+  /** How far the background load is, while it runs; undefined once every run is loaded. */
+  get loading(): LoadProgress | undefined {
+    return this.#loader?.progress;
+  }
+
+  /** A run not loaded yet is loaded now, out of turn: someone needs it (a reclaim, a read, a delete). */
+  #claim(runId: string): void {
+    if (this.#loader !== undefined && !this.#runs.has(runId)) this.#loader.claim(runId);
+  }
+
   /** Rebuild one run from its log, line by line (see `readRunLog`); returns how many lines were unreadable. */
   #loadLog(runId: string, file: string): number {
-    const read = readRunLog(file, runId);
-    if (!read.ok) {
-      this.#warn(`skipped ${file}: ${read.reason}`);
-      return 0;
-    }
-    if (!read.endsWithNewline) {
-      // A torn last line has no newline: end it, so what is appended next starts a line of its own.
-      try {
-        appendFileSync(file, '\n');
-      } catch (error) {
-        this.#warn(`cannot end the torn last line of ${file} (${errorText(error)})`);
-      }
-    }
+    // Recorded meanwhile (its log appeared after the load began): the run in memory is the whole of it.
+    if (this.#runs.has(runId)) return 0;
+    const read = readLogToAppend(file, runId, this.#warn);
+    if (read === undefined) return 0;
     // A run whose log does not end with its end was live when the old server stopped: readRunLog made it live
     // again and abandoned it (its reporter is gone with the old server; it may still reclaim it).
     const state = read.state;
     if (state === undefined) return read.skippedLines;
     this.#runs.set(runId, state);
+    this.#order.add(state);
     return read.skippedLines;
   }
 
-  /** Run summaries, newest first (runs that started in the same millisecond: the one recorded last first; see {@link #newestFirst}). */
+  /** Run summaries, newest first (runs that started in the same millisecond: the one recorded last first; see `RunOrder`). */
   list(): RunSummary[] {
-    return this.#newestFirst().map((state) => ({ ...state.summary }));
+    return this.#order.newestFirst().map((state) => ({ ...state.summary }));
   }
 
-  /**
-   * The runs by start time, newest first; a tie goes to the one recorded
-   * later (the map keeps the order runs were recorded or loaded in, and the
-   * sort is stable). Loaded runs are in the order their files were listed,
-   * so after a restart such a tie is the file system's.
-   */
-  #newestFirst(): RunState[] {
-    return [...this.#runs.values()].reverse().sort((a, b) => (a.summary.startedAt < b.summary.startedAt ? 1 : a.summary.startedAt > b.summary.startedAt ? -1 : 0));
-  }
-
+  /** The run, loaded at once if the background load has not come to it yet. */
   get(runId: string): RunState | undefined {
+    this.#claim(runId);
     return this.#runs.get(runId);
   }
 
+  /** True if the run is here (loaded at once if the background load has not come to it yet). */
   has(runId: string): boolean {
+    this.#claim(runId);
     return this.#runs.has(runId);
   }
 
@@ -188,10 +217,13 @@ export class RunStore {
    */
   append(event: RunEvent, batch?: BatchText, index = 0): RunState | undefined {
     let state = this.#runs.get(event.runId);
+    // A reclaim during the background load: the run's log is loaded first, so that it is neither lost nor logged twice.
+    if (state === undefined && event.type === 'run.started' && this.#loader !== undefined) state = this.get(event.runId);
     if (state === undefined) {
       if (event.type !== 'run.started' || this.#deleted.has(event.runId)) return undefined;
       state = new RunState(event.runId, event.t);
       this.#runs.set(event.runId, state);
+      this.#order.add(state);
       this.#enforceRetention(event.runId);
     } else if (event.type === 'run.started') {
       return state.apply(event) ? state : undefined;
@@ -237,7 +269,17 @@ export class RunStore {
    * it as a new run.
    */
   delete(runId: string, stayDeleted = false): boolean {
-    if (!this.#runs.delete(runId)) return false;
+    this.#claim(runId);
+    const state = this.#runs.get(runId);
+    if (state === undefined) return false;
+    this.#order.remove(state);
+    this.#forget(runId, stayDeleted);
+    return true;
+  }
+
+  /** Remove a run (already out of the order) from memory and disk. */
+  #forget(runId: string, stayDeleted: boolean): void {
+    this.#runs.delete(runId);
     if (stayDeleted) {
       this.#deleted.add(runId);
       if (this.#deleted.size > MAX_DELETED) this.#deleted.delete(this.#deleted.values().next().value as string);
@@ -247,15 +289,17 @@ export class RunStore {
     // A run of that id made later gets a log of its own, even if this one could not be written.
     this.#files.discard(file);
     unlinkQuietly(file);
-    // Logs open synchronously, so nothing should create the file again; should anything have, it goes once the log is closed.
+    // Logs open synchronously, so nothing should create the file again; should anything have, it goes once the log
+    // is closed. Looked for first: a failed unlink (the usual case) costs an exception, for every run retention trims.
     void closed.then(() => {
-      if (!this.#runs.has(runId)) unlinkQuietly(file);
+      if (!this.#runs.has(runId) && existsSync(file)) unlinkQuietly(file);
     });
-    return true;
   }
 
   /** Close every open log (on shutdown); resolves once all are written. */
   close(): Promise<void> {
+    // A load still under way stops: nothing it would read could be written or trimmed any more.
+    this.#loader?.stop();
     for (const runId of [...this.#logs.keys()]) void this.#closeLog(runId);
     // Logs of runs that finished earlier may still be writing: wait for them too.
     return this.#files.endAll();
@@ -330,7 +374,7 @@ export class RunStore {
    * must not hear of a run after it heard it was deleted.
    */
   #trimSoon(): void {
-    if (this.#trimScheduled || this.#runs.size <= this.maxRuns) return;
+    if (this.#trimScheduled || this.#runs.size <= this.maxRuns || this.#loader !== undefined) return;
     this.#trimScheduled = true;
     queueMicrotask(() => {
       this.#trimScheduled = false;
@@ -346,20 +390,18 @@ export class RunStore {
    * stay, and are trimmed as they finish.
    */
   #enforceRetention(keep: string | undefined): void {
-    if (this.#runs.size <= this.maxRuns) return;
-    const finishedOldestFirst = this.#newestFirst()
-      .reverse()
-      .filter((state) => state.summary.runId !== keep && state.summary.status !== 'running');
-    for (const state of finishedOldestFirst) {
-      if (this.#runs.size <= this.maxRuns) break;
-      this.delete(state.summary.runId);
+    // During the background load the oldest runs may not be loaded yet: retention waits for the end of it.
+    if (this.#runs.size <= this.maxRuns || this.#loader !== undefined) return;
+    const excess = this.#runs.size - this.maxRuns;
+    const oldest = this.#order.oldestFinished(excess, keep);
+    // Out of the order all at once: one at a time would cost a pass over it per run.
+    this.#order.removeAll(oldest);
+    for (const state of oldest) {
+      this.#forget(state.summary.runId, false);
       this.#onRetentionDelete?.(state.summary.runId);
     }
+    if (oldest.length > 0) this.#onRetention?.(oldest.length);
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function unlinkQuietly(file: string): void {

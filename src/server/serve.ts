@@ -19,6 +19,8 @@ import { sendError } from './http-util.js';
 import { bindHostOf, createHttpServer, listenOn, REQUEST_TIMEOUT_MS, type Handlers } from './listen.js';
 import { LiveFeed } from './live-feed.js';
 import { ObservedRunStore } from './observed-store.js';
+import { RetentionNotice, retentionLine } from './retention-notice.js';
+import { broadcastLoad } from './run-loader-feed.js';
 import { createRunTransfer } from './run-transfer.js';
 import { prepareToken } from './token-file.js';
 
@@ -57,6 +59,19 @@ export interface ServeOptions {
   otlp?: OtlpConfig;
   /** Told, in one line, of OTLP exports that fail and spans dropped. @default stderr */
   onOtlpWarning?: (line: string) => void;
+  /**
+   * Told, in one line, of the runs `--max-runs` deleted (at most once a
+   * second; see retention-notice.ts). @default writes `graphmind: <line>` on stderr
+   */
+  onRetention?: (line: string) => void;
+}
+
+/** The runs on disk once loaded ({@link GraphmindServer.loaded}). */
+export interface LoadedRuns {
+  /** Runs the server holds then. */
+  runs: number;
+  /** Lines of their logs that could not be read. */
+  skippedLines: number;
 }
 
 /** A running debugger server. */
@@ -73,10 +88,26 @@ export interface GraphmindServer {
   readonly tokenFile: string | null;
   /** The data directory: the token file and the run logs (under `runs/`). */
   readonly dataDir: string;
-  /** Lines of run logs that could not be read on load (a torn last line, say). */
+  /** Lines of run logs that could not be read on load (a torn last line, say): 0 until {@link GraphmindServer.loaded}. */
   readonly skippedLogLines: number;
+  /**
+   * Settles once the run logs found at start are loaded (they load in the
+   * background: the server answers meanwhile), with how many runs it holds
+   * and how many lines could not be read.
+   */
+  readonly loaded: Promise<LoadedRuns>;
   /** Stop: close the live feeds and reporter connections, then the server, then the run store. */
   close(): Promise<void>;
+}
+
+/** How long a start waits for the runs on disk to load before it returns (they go on loading after it), ms. */
+const START_LOAD_WAIT_MS = 100;
+
+/** Resolves when `promise` settles or `ms` have passed, whichever comes first. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 /** The OTLP stream, when asked for. Loaded only then: OpenTelemetry is on no other path. */
@@ -86,16 +117,35 @@ async function startOtlp(options: ServeOptions, version: string): Promise<OtlpSt
   return OtlpStream.start({ config: options.otlp, version, onWarning: options.onOtlpWarning });
 }
 
-/** The token and the run store of `dataDir`, loaded. */
-function openDataDir(dataDir: string, env: NodeJS.ProcessEnv, maxRuns: number | undefined, runGone: (runId: string) => void) {
+/** The token and the run store of `dataDir` (its runs not loaded yet). */
+function openDataDir(dataDir: string, env: NodeJS.ProcessEnv, maxRuns: number | undefined, runGone: (runId: string) => void, notice: RetentionNotice) {
   const { token, file } = prepareToken(dataDir, env);
   const store = new ObservedRunStore({
     dir: join(dataDir, 'runs'),
     maxRuns,
-    // A run that retention deletes is gone for the viewers too.
+    // A run that retention deletes is gone for the viewers too, and what retention deleted is said.
     onRetentionDelete: runGone,
+    onRetention: (deleted) => notice.add(deleted),
   });
-  return { token, tokenFile: file, store, skippedLines: store.load().skippedLines };
+  return { token, tokenFile: file, store };
+}
+
+/**
+ * What `--max-runs` deletes, said (coalesced, see retention-notice.ts) on
+ * stderr, or to `onRetention`, and on the live feed; `told` is the total
+ * said so far, for a viewer's snapshot.
+ */
+function speakRetention(maxRuns: number, feed: LiveFeed, onRetention = (line: string): unknown => process.stderr.write(`graphmind: ${line}\n`)) {
+  let trimmed = 0;
+  const notice = new RetentionNotice({
+    say(deleted) {
+      trimmed += deleted;
+      onRetention(retentionLine(deleted, maxRuns));
+      feed.broadcast({ type: 'runs.trimmed', deleted, maxRuns });
+    },
+  });
+  const told = (): { deleted: number; maxRuns: number } | undefined => (trimmed === 0 ? undefined : { deleted: trimmed, maxRuns });
+  return { notice, told };
 }
 
 /**
@@ -126,24 +176,36 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
   const feed = new LiveFeed();
   const holds = new HoldRegistry();
   const runGone = runGoneHandler(holds, feed);
+  const maxRuns = options.maxRuns ?? 200;
+  const { notice, told } = speakRetention(maxRuns, feed, options.onRetention);
   let opened: ReturnType<typeof openDataDir>;
   try {
-    opened = openDataDir(dataDir, env, options.maxRuns, runGone);
+    opened = openDataDir(dataDir, env, maxRuns, runGone, notice);
   } catch (error) {
     server.close();
     void otlp?.close(0);
     throw error;
   }
-  const { token, tokenFile, store, skippedLines } = opened;
+  const { token, tokenFile, store } = opened;
   store.observer = otlp;
   // A log that stops being written (a full disk) is news for the viewers: the summary says why.
   store.onRecordingStopped = (state) => feed.broadcast({ type: 'run.updated', run: { ...state.summary } });
   const transfer = createRunTransfer(store, feed, version);
   const maxBody = options.maxBody ?? 64 * 1024 * 1024;
-  const controls = createControls({ store, holds, feed, version, maxBody, pauseOnError: options.pauseOnError ?? true, transfer, otlp, runGone });
+  const pauseOnError = options.pauseOnError ?? true;
+  const controls = createControls({ store, holds, feed, version, maxBody, pauseOnError, transfer, otlp, runGone, trimmed: told });
   const gateway = new Gateway({ port, token, dataDir, maxIngestPayload: options.maxIngestPayload ?? 128 * 1024 * 1024, controls });
   handlers.request = gateway.request;
   handlers.upgrade = gateway.upgrade;
+  // The runs on disk load in the background: the server answers from now on, whatever their number.
+  let skippedLogLines = 0;
+  const loaded = broadcastLoad(store, feed).then((done) => {
+    skippedLogLines = done.skippedLines;
+    return done;
+  });
+  // A usual data directory loads in a few ms: the start is announced once it has (whoever looks next sees
+  // every run); a large one goes on loading in the background past this bound.
+  await settledWithin(loaded, START_LOAD_WAIT_MS);
 
   const urlHost = bindHost === '::1' ? '[::1]' : bindHost;
   return {
@@ -153,7 +215,10 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
     token,
     tokenFile,
     dataDir,
-    skippedLogLines: skippedLines,
+    get skippedLogLines() {
+      return skippedLogLines;
+    },
+    loaded,
     async close() {
       feed.closeAll();
       gateway.terminateReporters();
@@ -161,6 +226,7 @@ export async function startServer(options: ServeOptions = {}): Promise<Graphmind
       server.closeAllConnections();
       await closed;
       await store.close();
+      notice.flush();
       await otlp?.close();
     },
   };

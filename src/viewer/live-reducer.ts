@@ -5,7 +5,7 @@
 // and what to fetch, which the Store (store.ts) carries out. Its playbook
 // is test/viewer-reducer.test.ts.
 import type { RunSummary } from '../protocol/run-model.js';
-import type { Hold } from '../protocol/control.js';
+import type { Hold, RunsLoading } from '../protocol/control.js';
 import type { LiveMessage } from '../protocol/live-feed.js';
 import { runServer } from '../protocol/run-state.js';
 import { clearRun, followNewestLeft, followStarting, selectRun } from './run-loading.js';
@@ -34,6 +34,14 @@ export function receive(state: ViewState, message: LiveMessage): Step {
       break;
     case 'run.deleted':
       onRunDeleted(state, step, message.runId);
+      break;
+    case 'runs.loaded':
+      onRunsLoaded(state, step, message.runs, message.loading);
+      break;
+    case 'runs.trimmed':
+      state.trimmed = { deleted: (state.trimmed?.deleted ?? 0) + message.deleted, maxRuns: message.maxRuns };
+      state.trimmedSeen += message.deleted;
+      step.dirty |= Dirty.Runs;
       break;
     case 'breakpoints':
       state.breakpoints = message.breakpoints;
@@ -70,6 +78,10 @@ export function removeHold(state: ViewState, step: Step, holdId: string): void {
 function onSnapshot(state: ViewState, step: Step, message: Extract<LiveMessage, { type: 'snapshot' }>): void {
   state.loaded = true;
   state.runs = message.runs;
+  state.runsLoading = message.loading ?? null;
+  // The server's total: a note the user dismissed comes back only if more were deleted since.
+  if (message.trimmed !== undefined && message.trimmed.deleted !== state.trimmedSeen) state.trimmed = message.trimmed;
+  if (message.trimmed !== undefined) state.trimmedSeen = message.trimmed.deleted;
   state.breakpoints = message.breakpoints;
   state.holds = message.holds;
   step.dirty |= Dirty.Runs | Dirty.Breakpoints | Dirty.Holds;
@@ -88,6 +100,25 @@ function onRunStarted(state: ViewState, step: Step, run: RunSummary): void {
   step.dirty |= Dirty.Runs;
   // Followed only if the list shows it: with the adapter's runs filtered out, their flood does not move the page.
   if (state.followNewest && state.selectedRunId !== run.runId && state.shows(run)) followStarting(state, step, run);
+}
+
+/**
+ * Runs the server's start-up load read (see `runs.loaded`): those the page
+ * does not have yet take their place by start time (one it has came in a
+ * newer message). A page following the newest run with none on view shows it.
+ */
+function onRunsLoaded(state: ViewState, step: Step, runs: readonly RunSummary[], loading: RunsLoading | null): void {
+  state.runsLoading = loading;
+  step.dirty |= Dirty.Runs;
+  const known = new Set(state.runs.map((run) => run.runId));
+  const fresh = runs.filter((run) => !known.has(run.runId));
+  if (fresh.length === 0) return;
+  // Stable: runs that started in the same millisecond keep the server's order.
+  state.runs = [...state.runs, ...fresh].sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+  if (state.followNewest && state.selectedRunId === null) {
+    const newest = state.newestShown();
+    if (newest !== undefined) selectRun(state, step, newest.runId, false);
+  }
 }
 
 function onRunUpdated(state: ViewState, step: Step, run: RunSummary): void {

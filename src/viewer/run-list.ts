@@ -8,6 +8,7 @@ import type { RunSummary } from '../protocol/run-model.js';
 import { api } from './api.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { cut, duration, plural, span, when } from './format.js';
+import { RunListNotes } from './run-list-notes.js';
 import type { Store } from './store.js';
 import type { RunFilter, SourceFilter } from './view-state.js';
 
@@ -60,6 +61,8 @@ export class RunList {
   readonly #deleteFinished: HTMLButtonElement;
   /** The finished runs the list shows now: what "Delete finished" deletes. */
   #finished: RunSummary[] = [];
+  /** Still loading from disk, what --max-runs deleted. */
+  readonly #notes: RunListNotes;
 
   constructor(private readonly store: Store) {
     this.#filters = el('div', { class: 'filters', attrs: { role: 'group', 'aria-label': 'filter runs by status' } });
@@ -75,12 +78,14 @@ export class RunList {
       }
     });
     this.#list = el('ol', { class: 'runs', attrs: { 'aria-label': 'runs' } });
+    this.#notes = new RunListNotes(store);
     this.#deleteFinished = button('Delete finished', () => this.#onDeleteFinished(), 'btn small ghost', 'Delete the finished runs the list shows');
     setAttr(this.#deleteFinished, 'data-action', 'delete-finished');
     this.element = el(
       'section',
       { class: 'run-list' },
       el('div', { class: 'pane-head' }, el('h3', { text: 'Runs' }), this.#deleteFinished),
+      this.#notes.element,
       this.#filters,
       this.#sources,
       this.#search,
@@ -89,6 +94,7 @@ export class RunList {
   }
 
   render(): void {
+    this.#notes.render();
     const { filter, source, search, deleting } = this.store;
     // Runs on their way out (a connection's, deleted from here) count no more.
     const runs = deleting.size === 0 ? this.store.runs : this.store.runs.filter((run) => !deleting.has(run.runId));
@@ -116,7 +122,7 @@ export class RunList {
     const shown = runs.filter((run) => this.store.shows(run));
     this.#renderDeleteFinished(shown);
     if (shown.length === 0) {
-      const text = runs.length === 0 ? 'No runs yet.' : filter === 'all' && source === 'all' && search.trim() === '' ? 'No runs.' : 'No runs match the filters.';
+      const text = runs.length === 0 ? (this.store.runsLoading !== null ? 'Loading runs…' : 'No runs yet.') : filter === 'all' && source === 'all' && search.trim() === '' ? 'No runs.' : 'No runs match the filters.';
       setChildren(this.#list, el('li', { class: 'muted none', text }));
       return;
     }

@@ -4,7 +4,7 @@
 // change it (live-reducer.ts, run-loading.ts, selection.ts), and the Store
 // (store.ts) is this state plus the shell that redraws and fetches.
 import type { RunSummary, Status } from '../protocol/run-model.js';
-import type { Breakpoints, Hold } from '../protocol/control.js';
+import type { Breakpoints, Hold, RunsLoading } from '../protocol/control.js';
 import type { RunEvent } from '../protocol/ingest.js';
 import { NO_FIND, type FindQuery } from './find.js';
 import type { RunModel } from './run-model.js';
@@ -75,6 +75,12 @@ export class ViewState {
   holds: Hold[] = [];
   connection: Connection = 'connecting';
   notice: string | null = null;
+  /** While the server is still loading its runs from disk (just after it started): how far it has got. */
+  runsLoading: RunsLoading | null = null;
+  /** What `--max-runs` deleted while this page was open (the server's count, added up), until the user dismisses it. */
+  trimmed: { deleted: number; maxRuns: number } | null = null;
+  /** The server's count of what `--max-runs` deleted, as far as this page has heard. */
+  trimmedSeen = 0;
 
   selectedRunId: string | null = null;
   /** Until the user picks a run, the page follows the newest one. */

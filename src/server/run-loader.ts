@@ -1,0 +1,158 @@
+/**
+ * The run logs of a data directory, loaded in the background: the
+ * directory is listed without blocking, then the logs are read a slice at
+ * a time (about 10 ms of work), each slice followed by a turn of the event
+ * loop, so that the server answers health checks, viewers and reporters
+ * while thousands of logs load. A log somebody needs before its turn (a
+ * reporter reclaiming its run, a viewer asking for it) is loaded at once,
+ * alone, by {@link RunLoader.claim}.
+ *
+ * @module
+ */
+import { appendFileSync, existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RUN_ID_PATTERN } from '../protocol/run-model.js';
+import { readRunLog, type RunLogRead } from '../export/read-run-log.js';
+
+/** How far a load has got: logs read (or found unreadable) out of the logs found. */
+export interface LoadProgress {
+  /** Logs read so far, those that could not be read included. */
+  loaded: number;
+  /** Logs found in the directory (0 while it is still being listed). */
+  total: number;
+}
+
+/** Options for {@link RunLoader}. */
+export interface RunLoaderOptions {
+  /** The directory of the logs (`<dataDir>/runs`). */
+  dir: string;
+  /** Load one run's log now; returns how many of its lines could not be read. */
+  loadOne(runId: string, file: string): number;
+  /** Told after each slice of the runs it loaded, and of the progress. */
+  onSlice?: (runIds: readonly string[], progress: LoadProgress) => void;
+  /** Work per slice before the event loop gets a turn, ms. @default 10 */
+  sliceMs?: number;
+}
+
+/** The run id of a log's file name, or undefined for a file that is not a run's log. */
+export function runIdOfLogName(name: string): string | undefined {
+  if (!name.endsWith('.jsonl')) return undefined;
+  const runId = name.slice(0, -'.jsonl'.length);
+  return RUN_ID_PATTERN.test(runId) ? runId : undefined;
+}
+
+/**
+ * Read a run's log to go on appending to it: a torn last line (no newline:
+ * a crash mid-write) is ended on disk first, so that what is appended next
+ * starts a line of its own. Undefined, said to `warn`, for a log that
+ * cannot be read.
+ */
+export function readLogToAppend(file: string, runId: string, warn: (line: string) => void): Extract<RunLogRead, { ok: true }> | undefined {
+  const read = readRunLog(file, runId);
+  if (!read.ok) {
+    warn(`skipped ${file}: ${read.reason}`);
+    return undefined;
+  }
+  if (!read.endsWithNewline) {
+    try {
+      appendFileSync(file, '\n');
+    } catch (error) {
+      warn(`cannot end the torn last line of ${file} (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+  return read;
+}
+
+/** Loads a directory's run logs in the background (see the module). */
+export class RunLoader {
+  readonly #options: RunLoaderOptions;
+  /** Logs found and not loaded yet, in the order listed; undefined until the listing is done. */
+  #waiting: Set<string> | undefined;
+  /** Logs loaded out of turn before the listing was done: the listing skips them. */
+  readonly #claimed = new Set<string>();
+  #total = 0;
+  #done = false;
+  #stopped = false;
+  /** Unreadable lines met so far. */
+  skippedLines = 0;
+
+  constructor(options: RunLoaderOptions) {
+    this.#options = options;
+  }
+
+  /** True once every log found has been loaded. */
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** How far the load has got. */
+  get progress(): LoadProgress {
+    const waiting = this.#waiting?.size ?? 0;
+    return { loaded: this.#total - waiting, total: this.#total };
+  }
+
+  /**
+   * List the directory, then load every log, a slice per turn; resolves
+   * true when all are loaded, false when {@link RunLoader.stop} stopped it.
+   */
+  async start(): Promise<boolean> {
+    const names = await readdir(this.#options.dir);
+    const waiting = new Set<string>();
+    for (const name of names) {
+      const runId = runIdOfLogName(name);
+      if (runId === undefined) continue;
+      this.#total++;
+      if (!this.#claimed.has(runId)) waiting.add(runId);
+    }
+    this.#claimed.clear();
+    this.#waiting = waiting;
+    const sliceMs = this.#options.sliceMs ?? 10;
+    while (waiting.size > 0 && !this.#stopped) {
+      const until = performance.now() + sliceMs;
+      const slice: string[] = [];
+      // Set iteration sees the deletes (claims included) made meanwhile: each slice starts at the first still waiting.
+      for (const runId of waiting) {
+        waiting.delete(runId);
+        this.#loadNow(runId);
+        slice.push(runId);
+        if (performance.now() >= until) break;
+      }
+      this.#options.onSlice?.(slice, this.progress);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    this.#done = true;
+    return !this.#stopped;
+  }
+
+  /** Load nothing more (the server is closing). */
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  /**
+   * Load `runId`'s log now if it has not been loaded yet and exists; true
+   * if it was loaded by this call. Before the listing is done, a log is
+   * looked for on disk.
+   */
+  claim(runId: string): boolean {
+    if (this.#done) return false;
+    const waiting = this.#waiting;
+    if (waiting !== undefined) {
+      if (!waiting.delete(runId)) return false;
+    } else {
+      if (this.#claimed.has(runId) || !existsSync(this.#file(runId))) return false;
+      this.#claimed.add(runId);
+    }
+    this.#loadNow(runId);
+    return true;
+  }
+
+  #loadNow(runId: string): void {
+    this.skippedLines += this.#options.loadOne(runId, this.#file(runId));
+  }
+
+  #file(runId: string): string {
+    return join(this.#options.dir, `${runId}.jsonl`);
+  }
+}
