@@ -14,6 +14,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import t from 'tap';
 import { z } from 'zod';
 import { graphmind } from '../src/adapter/index.js';
+import { FirstContact } from '../src/adapter/first-contact.js';
 import { adapterEnv, finishedRun, freePort, heldId, ingestUrl, runList, startServeOn, type ServeProcess } from './helpers/adapter.js';
 import { tempDir } from './helpers/graph.js';
 import { decide, setBreakpoints, startDebugger, waitForHold } from './helpers/gates.js';
@@ -53,6 +54,52 @@ async function searchRuns(serve: ServeProcess, count: number, timeoutMs = 20_000
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** FirstContact against a stand-in reporter and gate, recording what it asked of them. */
+function contactWith(state: { armed: boolean; attaches: boolean; armsOnWait: boolean }): { contact: FirstContact; asked: string[] } {
+  const asked: string[] = [];
+  const gate = {
+    get armed(): boolean {
+      return state.armed;
+    },
+    whenArmed(ms: number): Promise<boolean> {
+      asked.push(`whenArmed ${ms <= 2000 && ms > 0 ? 'bounded' : ms}`);
+      if (state.armsOnWait) state.armed = true;
+      return Promise.resolve(state.armed);
+    },
+  };
+  const reporter = {
+    attached: false,
+    hurry(ms: number): void {
+      asked.push(`hurry ${ms}`);
+    },
+    settle(ms: number): Promise<boolean> {
+      asked.push(`settle ${ms}`);
+      return Promise.resolve(state.attaches);
+    },
+  };
+  return { contact: new FirstContact(reporter, gate, 2000), asked };
+}
+
+t.test('FirstContact: what the first call waits for (playbook)', async (t) => {
+  const cases: Array<{ name: string; armed: boolean; attaches: boolean; armsOnWait: boolean; closed?: boolean; asked: string[] }> = [
+    { name: 'armed already: nothing to wait for', armed: true, attaches: true, armsOnWait: false, asked: [] },
+    { name: 'nothing listens: one attempt, refused, and no wait for breakpoints', armed: false, attaches: false, armsOnWait: false, asked: ['hurry 0', 'settle 2000'] },
+    { name: 'a debugger: the attempt attaches, then its breakpoints (bounded)', armed: false, attaches: true, armsOnWait: true, asked: ['hurry 0', 'settle 2000', 'whenArmed bounded'] },
+    { name: 'closed (armed some other way, or disposed): no wait', armed: false, attaches: true, armsOnWait: true, closed: true, asked: [] },
+  ];
+  for (const c of cases) {
+    const { contact, asked } = contactWith(c);
+    if (c.closed === true) contact.close();
+    t.equal(contact.open, c.closed !== true, `${c.name}: open before`);
+    // Two calls made while it settles share one wait.
+    await Promise.all([contact.wait(), contact.wait()]);
+    t.strictSame(asked, c.asked, c.name);
+    t.equal(contact.open, false, `${c.name}: closed for good once settled`);
+    await contact.wait();
+    t.strictSame(asked, c.asked, `${c.name}: a later call asks nothing`);
+  }
+});
 
 t.test("the docs' first example is the fixture, word for word", async (t) => {
   t.equal(readFileSync(FIRST_EXAMPLE, 'utf8'), docsFirstExample());
