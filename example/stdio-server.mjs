@@ -7,7 +7,8 @@
 //   claude mcp add tasks -- node /abs/path/to/example/stdio-server.mjs
 //
 // Every tools/call, resources/read and prompts/get it handles is a run in
-// the viewer; set a breakpoint on `tool:list_tasks` and the next call holds.
+// the viewer; set a breakpoint on `tool:list_tasks` and the next call holds
+// (the very first one too, when the debugger runs before the host starts this).
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';

@@ -17,7 +17,10 @@ export interface GraphmindOptions {
   };
   /**
    * `connect()` waits (at most 2000 ms) for a debugger to attach and send
-   * its breakpoints, so that they are armed for the first request.
+   * its breakpoints, even one that is not running yet. Not needed for a
+   * debugger already running: the first call waits for the first contact
+   * with it anyway (see `FirstContact`); this is for one started after the
+   * server, and costs the whole 2000 ms when none comes.
    * @default false
    */
   waitForAttach?: boolean;

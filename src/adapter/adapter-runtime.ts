@@ -5,9 +5,10 @@ import { loopAllowList } from '../gates/loop-detector.js';
 import { debuggerImpostor } from '../relay/messages.js';
 import { HIDDEN, hideSettings, type HideSettings } from '../report/hide.js';
 import { Reporter } from '../report/reporter.js';
-import type { GraphmindOptions } from './adapter-options.js';
+import { CONNECT_WAIT_MS, type GraphmindOptions } from './adapter-options.js';
 import { newStats, type AdapterStats } from './adapter-stats.js';
 import { DetachedCalls, type DetachedCall } from './detached-calls.js';
+import { FirstContact } from './first-contact.js';
 import { HoldWarning } from './hold-warning.js';
 import { LiveCalls } from './live-calls.js';
 import { ScopeTracking } from './request-scope.js';
@@ -76,6 +77,8 @@ export class AdapterRuntime {
   readonly live = new LiveCalls<RunningCall>();
   /** How code finds the request it runs in. */
   readonly scopes = new ScopeTracking();
+  /** The first contact with a debugger, which the first call made while detached waits for. */
+  readonly contact: FirstContact;
   #connections = 0;
   #disposed = false;
   readonly #warning: HoldWarning;
@@ -94,9 +97,11 @@ export class AdapterRuntime {
     this.sdk = options.sdk ?? installedSdk();
     this.#warning = new HoldWarning(warn, this.reporter);
     this.#detached = new DetachedCalls(this);
+    this.contact = new FirstContact(this.reporter, this.core, CONNECT_WAIT_MS);
     // A debugger has attached and armed the gate: what happened before is recorded now.
     this.reporter.on('breakpoints', () => {
       if (!this.core.armed) return;
+      this.contact.close();
       if (this.#detached.size > 0) this.#detached.replay();
       this.live.showLongCalls();
     });
@@ -136,19 +141,37 @@ export class AdapterRuntime {
 
   /**
    * The process is about to exit because nothing is left to do (a stdio
-   * server whose client closed its stdin): what is still buffered goes to
-   * the debugger first, for up to {@link EXIT_FLUSH_MS}. The batch timer
-   * does not keep the process alive, so without this the last calls of a
-   * session would never be recorded. Once per batch that cannot go.
+   * server whose client closed its stdin): what is still kept goes to the
+   * debugger first (see {@link AdapterRuntime.sendRest}). The batch timer
+   * and the connection do not keep the process alive, so without this the
+   * last calls of a session would never be recorded. Once per batch that
+   * cannot go.
    */
   flushBeforeExit(): void {
-    const reporter = this.reporter;
-    if (this.#disposed || this.#exitFlushing || !reporter.attached || reporter.pending === 0) return;
+    if (this.#disposed || this.#exitFlushing || (this.#detached.size === 0 && this.reporter.pending === 0)) return;
     this.#exitFlushing = true;
-    void reporter.flush(EXIT_FLUSH_MS).then((sent) => {
+    void this.sendRest(EXIT_FLUSH_MS).then((sent) => {
       // A debugger that cannot take it now will not at the next idle either: let the process go.
       if (sent) this.#exitFlushing = false;
     });
+  }
+
+  /**
+   * Record the calls kept while detached, and hand everything queued to the
+   * debugger: over the connection that is up, else over the attempt in
+   * flight (one is made now if none is), which nothing listening refuses at
+   * once. Waits `ms` at most in all. Resolves true if it all went.
+   */
+  async sendRest(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    this.#detached.replay();
+    const reporter = this.reporter;
+    if (reporter.pending === 0) return true;
+    if (!reporter.attached) {
+      reporter.hurry(0);
+      if (!(await reporter.settle(ms))) return false;
+    }
+    return reporter.flush(Math.max(1, deadline - Date.now()));
   }
 
   /**
@@ -161,10 +184,11 @@ export class AdapterRuntime {
     this.#disposed = true;
     this.#warning.stop();
     unwatchExit(this);
+    this.contact.close();
     this.live.stopShowing();
     this.core.stop();
     try {
-      if (this.reporter.attached) await this.reporter.flush(flushMs);
+      await this.sendRest(flushMs);
     } finally {
       this.reporter.close();
     }

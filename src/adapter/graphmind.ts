@@ -30,7 +30,11 @@ export interface Graphmind {
    * in is never changed. The identity when the adapter is off.
    */
   wrapServer<T extends object>(server: T): T;
-  /** Resolves true once a debugger is attached and has sent its breakpoints; false after `timeoutMs` (or when off). */
+  /**
+   * Resolves true once a debugger is attached and has sent its breakpoints;
+   * false after `timeoutMs` (or when off). The first call already waits for
+   * a debugger that is running; this waits for one that may start later.
+   */
   ready(timeoutMs?: number): Promise<boolean>;
   /** The session: stats and custom events. */
   readonly session: GraphmindSession;
@@ -49,8 +53,11 @@ const EMPTY_STATS: AdapterStats = Object.freeze({ runs: 0, calls: 0, errors: 0, 
  *
  * Off (wrapServer is the identity, nothing touches the network) when
  * `GRAPHMIND_DISABLED` is set, with `enabled: false`, or under
- * `NODE_ENV=production` unless `GRAPHMIND=1`. With no debugger running it
- * records into a bounded buffer and never holds.
+ * `NODE_ENV=production` unless `GRAPHMIND=1`. The first call waits for
+ * the first contact with a debugger to settle (attached with its
+ * breakpoints, or refused at once when none runs), so that a breakpoint set
+ * before the server started holds it. With no debugger running it records
+ * into a bounded buffer and never holds.
  *
  * @example
  * ```ts

@@ -5,6 +5,7 @@ import type { AdapterStats } from './adapter-stats.js';
 import { CallRun } from './call-run.js';
 import { callShape } from './call-shape.js';
 import { detachedCall, type DetachedSink } from './detached-calls.js';
+import type { FirstContact } from './first-contact.js';
 import { GatedCall, type CallHost } from './gated-call.js';
 import type { LiveCalls } from './live-calls.js';
 import { newScope, requestScope, scopeOfContext, settleScope, type ScopeTracking } from './request-scope.js';
@@ -29,6 +30,8 @@ export interface ProxyHost extends CallHost, DetachedSink, ServerSettings {
   readonly live: Pick<LiveCalls<RunningCall>, 'began' | 'answered' | 'ended' | 'only'>;
   /** How code finds the request it runs in. */
   readonly scopes: ScopeTracking;
+  /** The first contact with a debugger: a call made while it is open (and nothing is armed) waits for it. */
+  readonly contact: Pick<FirstContact, 'open' | 'wait'>;
   /** `connect()` waits for a debugger. */
   readonly waitForAttach: boolean;
   /** Disposed: wrapped servers run as if unwrapped. */
@@ -85,7 +88,7 @@ function gatedCallback(host: ProxyHost, state: ServerState, ref: SiteRef, callba
     if (host.disposed) return callback.apply(this, args);
     const site = ref.current;
     // No debugger: nothing can hold. The handler runs as it would unwrapped, and the call is noted for later.
-    if (!host.core.armed) return detachedCall(host, state, site, callback, this, args);
+    if (!host.core.armed && !host.contact.open) return detachedCall(host, state, site, callback, this, args);
     const { context, input, uri } = callShape(site, args);
     return begin(host, state, site, input, context, uri, callback, this, args);
   };
@@ -103,7 +106,11 @@ function begin(
   thisArg: unknown,
   args: unknown[],
 ): unknown {
-  if (!host.core.armed) return detachedCall(host, state, site, handler, thisArg, args, { context, input });
+  if (!host.core.armed) {
+    // The first call: a debugger may be attaching right now, with a breakpoint for it (see FirstContact).
+    if (host.contact.open) return host.contact.wait().then(() => begin(host, state, site, input, context, uri, handler, thisArg, args));
+    return detachedCall(host, state, site, handler, thisArg, args, { context, input });
+  }
   let call: GatedCall;
   try {
     call = new GatedCall(host, state, site, input, context, uri);
@@ -252,7 +259,7 @@ function handlersView(host: ProxyHost, map: Map<unknown, unknown>, scoped: WeakM
         return (method: unknown): unknown => {
           const handler = m.get(method);
           // Detached, nothing can hold or be decided: the SDK's own handler, with no scope to carry.
-          if (typeof handler !== 'function' || !host.core.armed || typeof method !== 'string' || !Object.hasOwn(GATED_METHODS, method)) return handler;
+          if (typeof handler !== 'function' || (!host.core.armed && !host.contact.open) || typeof method !== 'string' || !Object.hasOwn(GATED_METHODS, method)) return handler;
           let wrapper = scoped.get(handler);
           if (wrapper === undefined) {
             wrapper = inScope(host.scopes, handler as AnyFunction);

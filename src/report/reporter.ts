@@ -244,7 +244,8 @@ export class Reporter extends EventEmitter {
       const check = (): void => {
         if (this.attached) resolve(true);
         else if (!this.#link.connecting || this.#link.closed || Date.now() >= deadline) resolve(false);
-        else setTimeout(check, 5);
+        // Every millisecond: an adapter's first call may be waiting on it (adapter/first-contact.ts).
+        else setTimeout(check, 1);
       };
       check();
     });
