@@ -155,6 +155,46 @@ t.test('RunLoader: slices, claims out of turn, progress', async (t) => {
   t.equal(loader.claim('run_8'), false, 'done: nothing to claim');
 });
 
+t.test('retention kinds: the adapter\'s runs and sessions are counted apart', async (t) => {
+  const { retentionKind } = await import('../src/server/run-order.js');
+  const table: Array<[string, string]> = [
+    ['mcp-adapter', 'adapter'],
+    ['mcp-proxy', 'session'],
+    ['mcp-http-proxy', 'session'],
+    ['import', 'session'],
+    ['unknown', 'session'],
+    ['', 'session'],
+  ];
+  for (const [source, kind] of table) t.equal(retentionKind(source), kind, `${JSON.stringify(source)} is a ${kind}`);
+});
+
+t.test('RunStore: a busy adapter does not push the sessions out', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'graphmind-store-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const deleted: string[] = [];
+  const store = new RunStore({ dir, maxRuns: 3, onRetentionDelete: (id) => deleted.push(id), onWarning: () => {} });
+  t.teardown(() => store.close());
+  await store.loadInBackground();
+  let time = 1000;
+  const record = (runId: string, source: string): void => {
+    store.append({ type: 'run.started', runId, seq: 1, t: time++, name: runId, source, meta: {} });
+    store.append({ type: 'run.finished', runId, seq: 2, t: time++, status: 'ok' });
+  };
+  for (let i = 0; i < 3; i++) record(`run_session_${i}`, 'mcp-proxy');
+  for (let i = 0; i < 50; i++) record(`run_adapter_${String(i).padStart(2, '0')}`, 'mcp-adapter');
+  await new Promise((resolve) => setImmediate(resolve));
+  const kept = store.list().map((run: RunSummary) => run.runId);
+  t.strictSame(kept.filter((id) => id.startsWith('run_session_')).sort(), ['run_session_0', 'run_session_1', 'run_session_2'], 'every session kept');
+  t.strictSame(kept.filter((id) => id.startsWith('run_adapter_')), ['run_adapter_49', 'run_adapter_48', 'run_adapter_47'], 'the newest 3 adapter runs kept');
+  t.equal(deleted.length, 47, 'the 47 oldest adapter runs deleted');
+  t.ok(deleted.every((id) => id.startsWith('run_adapter_')), 'and no session');
+  // One more session: now the sessions are over the limit, and their oldest goes.
+  record('run_session_3', 'mcp-proxy');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.notOk(store.has('run_session_0'), 'the oldest session goes once sessions pass --max-runs');
+  t.ok(store.has('run_adapter_47'), 'the adapter runs stay');
+});
+
 t.test('RunStore: retention waits for the end of the load, then trims once', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'graphmind-store-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));

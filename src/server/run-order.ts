@@ -21,6 +21,23 @@ function byStart(a: RunState, b: RunState): number {
 const COMPACT_AT = 32;
 
 /**
+ * What `--max-runs` counts separately: the adapter's runs (one per request,
+ * so thousands a minute from a busy server) and sessions (a proxy's,
+ * `http-proxy`'s, an import, anything else). Each kind keeps up to
+ * `--max-runs`, so a busy adapter never pushes the proxy sessions out of the
+ * history.
+ */
+export type RetentionKind = 'adapter' | 'session';
+
+/** The retention kind of a run from its `source`. */
+export function retentionKind(source: string): RetentionKind {
+  return source === 'mcp-adapter' ? 'adapter' : 'session';
+}
+
+/** The kinds, in the order retention looks at them. */
+export const RETENTION_KINDS: readonly RetentionKind[] = ['adapter', 'session'];
+
+/**
  * Runs by start time (see the module). A tie keeps the order the runs were
  * added in. A run removed leaves a hole (retention removes the oldest, near
  * the front: moving every run behind it, for every run recorded, cost more
@@ -72,14 +89,15 @@ export class RunOrder {
     return out;
   }
 
-  /** Up to `count` finished runs (not `running`), oldest first, `keep` (a run id) aside. */
-  oldestFinished(count: number, keep: string | undefined): RunState[] {
+  /** Up to `count` finished runs (not `running`) of the retention `kind`, oldest first, `keep` (a run id) aside. */
+  oldestFinished(count: number, keep: string | undefined, kind?: RetentionKind): RunState[] {
     const found: RunState[] = [];
     if (count <= 0) return found;
     const runs = this.#inOrder();
     for (let i = this.#head; i < runs.length; i++) {
       const state = runs[i];
       if (state === undefined || state.summary.status === 'running' || state.summary.runId === keep) continue;
+      if (kind !== undefined && retentionKind(state.summary.source) !== kind) continue;
       found.push(state);
       if (found.length === count) break;
     }

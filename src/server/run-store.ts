@@ -3,22 +3,12 @@ import { basename, join } from 'node:path';
 import type { RunSummary } from '../protocol/run-model.js';
 import type { RunEvent } from '../protocol/ingest.js';
 import type { BatchText } from './batch-text.js';
+import { PendingLogs } from './pending-logs.js';
 import { LogFiles, MAX_OPEN_LOGS } from './log-files.js';
 import { diskErrorLine } from './disk-error.js';
 import { RunState } from '../protocol/run-state.js';
 import { readLogToAppend, RunLoader, runIdOfLogName, type LoadProgress } from './run-loader.js';
-import { RunOrder } from './run-order.js';
-
-/** A live run's log: its file, and the lines appended since the last write. */
-interface RunLog {
-  file: string;
-  /** Whole lines, each ending in a newline, not yet handed to the file. */
-  pending: Array<string | Buffer>;
-  /** Consecutive events of one batch appended last, not yet in `pending`. */
-  batch: BatchText | undefined;
-  first: number;
-  last: number;
-}
+import { RETENTION_KINDS, RunOrder, retentionKind, type RetentionKind } from './run-order.js';
 
 /** Ids of deleted runs remembered, so that a live reporter's later events cannot bring one back. */
 const MAX_DELETED = 10_000;
@@ -28,9 +18,10 @@ export interface RunStoreOptions {
   /** Where the logs live: `<dataDir>/runs`. */
   dir: string;
   /**
-   * Runs kept. Past it the oldest finished runs are deleted; a running one
-   * never is (its reporter is live), so live runs may exceed it until they
-   * finish. @default 200
+   * Runs kept of each retention kind (the adapter's runs; sessions): past
+   * it the kind's oldest finished runs are deleted; a running one never is
+   * (its reporter is live), so live runs may exceed it until they finish.
+   * @default 200
    */
   maxRuns?: number;
   /** Told of every run that retention deletes (a delete asked for through {@link RunStore.delete} is the caller's to announce). */
@@ -68,14 +59,15 @@ export class RunStore {
   readonly #runs = new Map<string, RunState>();
   /** The runs by start time, for the list and for retention. */
   readonly #order = new RunOrder();
+  /** How many runs of each retention kind are here (see `RetentionKind`): each keeps up to `maxRuns`. */
+  readonly #kindCounts = new Map<RetentionKind, number>();
+  /** The kind each run was counted as (its source is known from its start on). */
+  readonly #kindOf = new WeakMap<RunState, RetentionKind>();
   /** The background load, while it runs (see {@link RunStore.loadInBackground}). */
   #loader: RunLoader | undefined;
-  readonly #logs = new Map<string, RunLog>();
+  readonly #logs: PendingLogs;
   readonly #files: LogFiles;
   readonly #warn: (line: string) => void;
-  /** Logs with pending lines, in the order they got them. */
-  #dirty: RunLog[] = [];
-  #flushScheduled = false;
   /** Runs deleted on request in this server's life (the last {@link MAX_DELETED}), oldest first: they stay deleted. */
   readonly #deleted = new Set<string>();
   #trimScheduled = false;
@@ -97,6 +89,7 @@ export class RunStore {
       maxOpen: options.maxOpenLogs ?? MAX_OPEN_LOGS,
       onError: (file, error) => this.#recordingStopped(file, error),
     });
+    this.#logs = new PendingLogs(this.#files, (runId) => this.#file(runId));
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
   }
 
@@ -176,8 +169,7 @@ export class RunStore {
     // again and abandoned it (its reporter is gone with the old server; it may still reclaim it).
     const state = read.state;
     if (state === undefined) return read.skippedLines;
-    this.#runs.set(runId, state);
-    this.#order.add(state);
+    this.#add(state);
     return read.skippedLines;
   }
 
@@ -222,28 +214,19 @@ export class RunStore {
     if (state === undefined) {
       if (event.type !== 'run.started' || this.#deleted.has(event.runId)) return undefined;
       state = new RunState(event.runId, event.t);
-      this.#runs.set(event.runId, state);
-      this.#order.add(state);
+      // Applied first: its source says which retention kind it counts against.
+      if (!state.apply(event)) return undefined;
+      this.#add(state);
       this.#enforceRetention(event.runId);
     } else if (event.type === 'run.started') {
       return state.apply(event) ? state : undefined;
+    } else if (!state.apply(event)) {
+      return undefined;
     }
-    if (!state.apply(event)) return undefined;
-    const log = this.#log(event.runId);
-    if (batch === undefined) {
-      this.#pushLine(log, JSON.stringify(event));
-    } else if (log.batch === batch && log.last === index - 1) {
-      log.last = index;
-    } else if (log.batch === batch && log.last === index) {
-      // Another event of the same element (a group of calls): its line is already there.
-    } else {
-      this.#endRange(log);
-      log.batch = batch;
-      log.first = index;
-      log.last = index;
-    }
+    if (batch === undefined) this.#logs.line(event.runId, JSON.stringify(event));
+    else this.#logs.batchLine(event.runId, batch, index);
     if (event.type === 'run.finished') {
-      void this.#closeLog(event.runId);
+      void this.#logs.close(event.runId);
       this.#trimSoon();
     }
     return state;
@@ -255,8 +238,8 @@ export class RunStore {
     if (state === undefined || state.summary.status !== 'running') return undefined;
     const event: RunEvent = { type: 'run.finished', runId, seq: 0, t, status: 'error' };
     state.apply(event);
-    this.#pushLine(this.#log(runId), JSON.stringify(event));
-    void this.#closeLog(runId);
+    this.#logs.line(runId, JSON.stringify(event));
+    void this.#logs.close(runId);
     this.#trimSoon();
     return state;
   }
@@ -273,8 +256,24 @@ export class RunStore {
     const state = this.#runs.get(runId);
     if (state === undefined) return false;
     this.#order.remove(state);
+    this.#uncount(state);
     this.#forget(runId, stayDeleted);
     return true;
+  }
+
+  /** A run joins the store: in the map, the order and its kind's count. */
+  #add(state: RunState): void {
+    this.#runs.set(state.summary.runId, state);
+    this.#order.add(state);
+    const kind = retentionKind(state.summary.source);
+    this.#kindOf.set(state, kind);
+    this.#kindCounts.set(kind, (this.#kindCounts.get(kind) ?? 0) + 1);
+  }
+
+  /** A run leaves its kind's count. */
+  #uncount(state: RunState): void {
+    const kind = this.#kindOf.get(state);
+    if (kind !== undefined) this.#kindCounts.set(kind, (this.#kindCounts.get(kind) ?? 1) - 1);
   }
 
   /** Remove a run (already out of the order) from memory and disk. */
@@ -285,7 +284,7 @@ export class RunStore {
       if (this.#deleted.size > MAX_DELETED) this.#deleted.delete(this.#deleted.values().next().value as string);
     }
     const file = this.#file(runId);
-    const closed = this.#closeLog(runId);
+    const closed = this.#logs.close(runId);
     // A run of that id made later gets a log of its own, even if this one could not be written.
     this.#files.discard(file);
     unlinkQuietly(file);
@@ -300,72 +299,18 @@ export class RunStore {
   close(): Promise<void> {
     // A load still under way stops: nothing it would read could be written or trimmed any more.
     this.#loader?.stop();
-    for (const runId of [...this.#logs.keys()]) void this.#closeLog(runId);
+    for (const runId of this.#logs.runIds()) void this.#logs.close(runId);
     // Logs of runs that finished earlier may still be writing: wait for them too.
     return this.#files.endAll();
   }
 
   /** Write every pending line now. */
   flush(): void {
-    const dirty = this.#dirty;
-    this.#dirty = [];
-    for (const log of dirty) this.#writePending(log);
-  }
-
-  /** The run's open log, opened if need be; marked to be written at the end of this turn. */
-  #log(runId: string): RunLog {
-    let log = this.#logs.get(runId);
-    if (log === undefined) {
-      log = { file: this.#file(runId), pending: [], batch: undefined, first: 0, last: 0 };
-      this.#logs.set(runId, log);
-    }
-    if (log.pending.length === 0 && log.batch === undefined) {
-      this.#dirty.push(log);
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        queueMicrotask(() => {
-          this.#flushScheduled = false;
-          this.flush();
-        });
-      }
-    }
-    return log;
-  }
-
-  /** Queue one line (without its newline). */
-  #pushLine(log: RunLog, line: string): void {
-    this.#endRange(log);
-    const { pending } = log;
-    const previous = pending[pending.length - 1];
-    if (typeof previous === 'string') pending[pending.length - 1] = `${previous}${line}\n`;
-    else pending.push(`${line}\n`);
-  }
-
-  /** Move the batch lines being gathered into `pending`. */
-  #endRange(log: RunLog): void {
-    if (log.batch === undefined) return;
-    log.pending.push(log.batch.lines(log.first, log.last));
-    log.batch = undefined;
+    this.#logs.flush();
   }
 
   #file(runId: string): string {
     return join(this.dir, `${runId}.jsonl`);
-  }
-
-  #writePending(log: RunLog): void {
-    this.#endRange(log);
-    this.#files.write(log.file, log.pending);
-    log.pending = [];
-  }
-
-  /** The run's log is done with for now: its last lines go out, then its file is closed. Resolves once they are written. */
-  #closeLog(runId: string): Promise<void> {
-    const log = this.#logs.get(runId);
-    if (log !== undefined) {
-      this.#logs.delete(runId);
-      this.#writePending(log);
-    }
-    return this.#files.end(this.#file(runId));
   }
 
   /**
@@ -383,8 +328,9 @@ export class RunStore {
   }
 
   /**
-   * Delete the oldest finished runs while there are more than `maxRuns`
-   * (`keep` aside, the run being created). A running run is never deleted:
+   * Delete the oldest finished runs of each retention kind (the adapter's
+   * runs, and sessions: see `RetentionKind`) while that kind has more than
+   * `maxRuns` (`keep` aside, the run being created). A running run is never deleted:
    * its reporter is live and would lose its session's record, and its
    * holds, mid-way. If only live runs are left over the limit they all
    * stay, and are trimmed as they finish.
@@ -392,15 +338,21 @@ export class RunStore {
   #enforceRetention(keep: string | undefined): void {
     // During the background load the oldest runs may not be loaded yet: retention waits for the end of it.
     if (this.#runs.size <= this.maxRuns || this.#loader !== undefined) return;
-    const excess = this.#runs.size - this.maxRuns;
-    const oldest = this.#order.oldestFinished(excess, keep);
-    // Out of the order all at once: one at a time would cost a pass over it per run.
-    this.#order.removeAll(oldest);
-    for (const state of oldest) {
-      this.#forget(state.summary.runId, false);
-      this.#onRetentionDelete?.(state.summary.runId);
+    let deleted = 0;
+    for (const kind of RETENTION_KINDS) {
+      const excess = (this.#kindCounts.get(kind) ?? 0) - this.maxRuns;
+      if (excess <= 0) continue;
+      const oldest = this.#order.oldestFinished(excess, keep, kind);
+      // Out of the order all at once: one at a time would cost a pass over it per run.
+      this.#order.removeAll(oldest);
+      for (const state of oldest) {
+        this.#uncount(state);
+        this.#forget(state.summary.runId, false);
+        this.#onRetentionDelete?.(state.summary.runId);
+      }
+      deleted += oldest.length;
     }
-    if (oldest.length > 0) this.#onRetention?.(oldest.length);
+    if (deleted > 0) this.#onRetention?.(deleted);
   }
 }
 
