@@ -12,6 +12,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import t from 'tap';
+
+// 1,000 short-lived sessions take 10-60 s depending on the machine's load: more than the suite's 120 s a file leaves.
+t.setTimeout(400_000);
 import { z } from 'zod';
 import { graphmind } from '../src/adapter/index.js';
 import { FirstContact } from '../src/adapter/first-contact.js';
