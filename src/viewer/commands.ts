@@ -20,10 +20,12 @@ export async function putBreakpoints(host: CommandHost, next: Breakpoints): Prom
   host.mark(Dirty.Breakpoints);
   let saved = true;
   try {
-    host.breakpoints = await api.putBreakpoints(next);
+    const answer = await api.putBreakpoints(next);
+    // The answer comes once the reporters applied it; the live feed may have brought newer ones meanwhile (another tab, the API).
+    if (host.breakpoints === next) host.breakpoints = answer;
   } catch (error) {
     saved = false;
-    host.breakpoints = previous;
+    if (host.breakpoints === next) host.breakpoints = previous;
     host.notify(`Could not save breakpoints: ${error instanceof Error ? error.message : 'error'}`);
   }
   host.mark(Dirty.Breakpoints);
