@@ -13,6 +13,7 @@ import { DebuggerGate, type HoldOpened } from '../src/gates/debugger-gate.js';
 import type { PendingHold } from '../src/gates/gate.js';
 import type { Breakpoints } from '../src/protocol/control.js';
 import { FrameHolds, type GateRecorder } from '../src/relay/frame-holds.js';
+import { mergeBreakpoints } from '../src/mcp/tools/set-breakpoints.js';
 import { noViewer } from '../src/relay/messages.js';
 import { readServerMessage } from '../src/report/server-message.js';
 import { BreakpointsState, parseBreakpoints, type BreakpointsPeer } from '../src/server/breakpoints.js';
@@ -219,4 +220,10 @@ t.test('the adapter says at once when a hold opens with no viewer', async (t) =>
   warning.onHolding({ ...hold, holdId: 'hold_3' }, 'tools/call (tool:echo)')();
   t.equal(lines.length, 2, 'watched: nothing at once (the one-time warning waits its second)');
   warning.stop();
+});
+
+t.test("graphmind mcp's set_breakpoints keeps a node's scope when it changes its gates", async (t) => {
+  const current: Breakpoints = { pauseOnError: true, nodes: { 'tool:a': { before: true, server: 'A' }, 'tool:b': { after: true } } };
+  t.same(mergeBreakpoints(current, undefined, { 'tool:a': { after: true } }).nodes, { 'tool:a': { before: true, after: true, server: 'A' }, 'tool:b': { after: true } }, 'still on A');
+  t.same(mergeBreakpoints(current, undefined, { 'tool:a': { before: false } }).nodes, { 'tool:b': { after: true } }, 'no gate left: gone, scope and all');
 });
