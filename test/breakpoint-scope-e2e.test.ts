@@ -58,15 +58,28 @@ t.test('a breakpoint scoped to one server holds only its sessions; a hold nobody
     t.same((await callA).content, [{ type: 'text', text: 'to A' }], "A's call answers once continued");
   });
 
-  await t.test('every server, nobody watching: both hold; the HTTP run says so in its log', async (t) => {
+  await t.test('scoped to B: the HTTP session learned its server too; A goes on', async (t) => {
+    await setBreakpoints(serve, { pauseOnError: true, nodes: { 'tool:echo': { before: true, server: B } } });
+    const callB = http.client.callTool({ name: 'echo', arguments: { text: 'B only' } });
+    const holds = await waitForHolds(1);
+    t.equal(holds[0]?.runId, runB, "B's call is held");
+    t.same((await stdio.client.callTool({ name: 'echo', arguments: { text: 'A free' } })).content, [{ type: 'text', text: 'A free' }], "A's call went on");
+    await waitForAsync(async () => (await runLines(runB)).length === 1, 10_000, 'the no-viewer line in the HTTP run');
+    t.match((await runLines(runB))[0], NOTICE, "nobody watches: the HTTP run's log says so (stream graphmind, session node)");
+    t.match(proxy.stderr(), /graphmind http-proxy: tools\/call #\S+ is held at tool:echo \(before gate\) and no viewer is open/, 'and so does the http-proxy on its stderr');
+    t.equal(stdioLines().length, 1, 'the stdio proxy, holding nothing, says nothing more');
+    await decide(serve, holds[0]?.holdId as string, 'continue');
+    t.same((await callB).content, [{ type: 'text', text: 'echo B only' }], "B's call answers once continued");
+  });
+
+  await t.test('every server, nobody watching: both hold; each proxy says so, once per hold', async (t) => {
     await setBreakpoints(serve, { pauseOnError: true, nodes: { 'tool:echo': { before: true } } });
     const callA = stdio.client.callTool({ name: 'echo', arguments: { text: 'again A' } });
     const callB = http.client.callTool({ name: 'echo', arguments: { text: 'again B' } });
     const holds = await waitForHolds(2);
     t.same(holds.map((hold) => hold.runId).sort(), [runA, runB].sort(), 'both calls are held');
-    await waitForAsync(async () => (await runLines(runB)).length === 1, 10_000, 'the no-viewer line in the HTTP run');
-    t.match((await runLines(runB))[0], NOTICE, "the HTTP run's log says nobody watches (stream graphmind, session node)");
-    t.match(proxy.stderr(), /graphmind http-proxy: tools\/call #\S+ is held at tool:echo \(before gate\) and no viewer is open/, 'and so does the http-proxy on its stderr');
+    await waitForAsync(async () => (await runLines(runB)).length === 2, 10_000, 'the no-viewer line in the HTTP run');
+    t.match((await runLines(runB))[1], NOTICE, "the HTTP run's log says it for this hold too");
     await waitFor(() => stdioLines().length === 2, 10_000, 'a second no-viewer line on the stdio proxy');
     t.pass('the stdio proxy says it for its second hold too (once per hold)');
     for (const hold of holds) await decide(serve, hold.holdId, 'continue');
@@ -85,7 +98,7 @@ t.test('a breakpoint scoped to one server holds only its sessions; a hold nobody
     for (const hold of holds) await decide(serve, hold.holdId, 'continue');
     await Promise.all([callA, callB]);
     t.equal(stdioLines().length, 2, 'no new line on the stdio proxy');
-    t.equal((await runLines(runB)).length, 1, 'no new line in the HTTP run');
+    t.equal((await runLines(runB)).length, 2, 'no new line in the HTTP run');
     t.equal((await runLines(runA)).length, 2, 'the stdio run says what its stderr said, no more');
   });
 
