@@ -75,6 +75,7 @@ t.test('breakpoints scoped to a server, set and seen from the page', async (t) =
   await page.locator('.detail .bp-elsewhere').waitFor();
   t.match(await page.locator('.detail .bp-elsewhere').textContent(), /Set for server "weather".*"files".*do not hold here/, 'the node says the breakpoint is for another server');
   t.equal(await scope.inputValue(), 'other', 'its scope shows as that server');
+  t.equal(await page.locator('.node[data-node-id="tool:echo"] .bp-mark.elsewhere').count(), 1, 'its card marks the breakpoint as not holding here');
   t.notMatch((await weatherChip.getAttribute('class')) ?? '', /\bhere\b/, 'on this run the strip does not mark it as holding');
   t.equal(await strip.getAttribute('data-count'), '1', 'the strip shows on every run');
 
@@ -84,6 +85,7 @@ t.test('breakpoints scoped to a server, set and seen from the page', async (t) =
   await strip.locator('.bp-strip-scope[data-scope="*"]').waitFor();
   t.match(await strip.locator('.bp-strip-scope[data-scope="*"]').textContent(), /every server ×1/, 'the strip says every server');
   await page.locator('.detail .bp-elsewhere').waitFor({ state: 'detached' });
+  await page.locator('.node[data-node-id="tool:echo"] .bp-mark.elsewhere').waitFor({ state: 'detached' });
   await scope.selectOption('this');
   await breakpointsBecome({ pauseOnError: true, nodes: { 'tool:echo': { before: true, server: 'files' } } }, 'scoped to files');
   t.pass('the scope select moves an existing breakpoint between every server and this one');
