@@ -35,7 +35,7 @@ import {
   type Kit,
   type Loose,
 } from './helpers/adapter.js';
-import { api, startServe } from './helpers/serve.js';
+import { api, liveClient, startServe } from './helpers/serve.js';
 import { liftResult } from '../src/gates/lift.js';
 import { CLIENT_WENT_AWAY } from '../src/adapter/given-up.js';
 
@@ -308,6 +308,9 @@ t.test('the wrapped object is never mutated: only the SDK\'s own registration wr
 });
 
 t.test('the one-time warning: only for a hold that passes 1 s, and only once', async (t) => {
+  // Somebody watches (a live feed client): a hold nobody watches is said at once instead (test/adapter-breakpoint-scope).
+  const viewer = await liveClient(serve.port, serve.token);
+  t.teardown(() => viewer.ws.terminate());
   await setBreakpoints(serve, breakpoints({ 'tool:echo': { before: true } }));
   const k = kit('1.32.2');
   const written: string[] = [];

@@ -33,8 +33,12 @@ import {
   waitFor,
   waitForHold,
 } from './helpers/adapter.js';
+import { liveClient } from './helpers/serve.js';
 
 const serve = await startDebugger(t);
+// Somebody watches (a live feed client), as when a viewer is open: the warning these check is the one for a hold that lasts.
+const viewer = await liveClient(serve.port, serve.token);
+t.teardown(() => viewer.ws.terminate());
 
 const SERVERS: Array<{ name: string; args: string[] }> = [
   { name: 'SDK 1.26.0', args: ['sdk-1-26'] },

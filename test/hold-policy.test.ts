@@ -27,6 +27,28 @@ const playbook: Array<[string, Breakpoints, HoldQuery, string | undefined]> = [
   ['loop means nothing after the call', none, { point: 'after', nodeId: 'tool:echo', loop: true }, undefined],
 ];
 
+// The scope rule: a breakpoint with `server` holds only calls to that server
+// (its serverInfo.name, once known); one without holds on every server;
+// pause-on-error is for every server.
+const onA: Breakpoints = { pauseOnError: false, nodes: { 'tool:echo': { before: true, after: true, server: 'A' } } };
+const onEvery: Breakpoints = { pauseOnError: false, nodes: { 'tool:echo': { before: true, after: true } } };
+const onAWithErrors: Breakpoints = { pauseOnError: true, nodes: { 'tool:echo': { after: true, server: 'A' } } };
+const scopePlaybook: Array<[string, Breakpoints, HoldQuery, string | undefined]> = [
+  ['scoped to A, server A: holds before', onA, { point: 'before', nodeId: 'tool:echo', server: 'A' }, 'before/breakpoint'],
+  ['scoped to A, server A: holds after', onA, { point: 'after', nodeId: 'tool:echo', server: 'A' }, 'after/breakpoint'],
+  ['scoped to A, server B: goes on before', onA, { point: 'before', nodeId: 'tool:echo', server: 'B' }, undefined],
+  ['scoped to A, server B: goes on after', onA, { point: 'after', nodeId: 'tool:echo', server: 'B' }, undefined],
+  ['scoped to A, server not known yet: goes on', onA, { point: 'before', nodeId: 'tool:echo' }, undefined],
+  ['scoped to A, server "a" (names are exact): goes on', onA, { point: 'before', nodeId: 'tool:echo', server: 'a' }, undefined],
+  ['every server, server A: holds', onEvery, { point: 'before', nodeId: 'tool:echo', server: 'A' }, 'before/breakpoint'],
+  ['every server, server B: holds', onEvery, { point: 'after', nodeId: 'tool:echo', server: 'B' }, 'after/breakpoint'],
+  ['every server, server not known yet: holds', onEvery, { point: 'before', nodeId: 'tool:echo' }, 'before/breakpoint'],
+  ['scoped to A, server B, a loop: still the loop hold', onA, { point: 'before', nodeId: 'tool:echo', server: 'B', loop: true }, 'before/loop'],
+  ['scoped to A, server B, a failed answer: the error gate (every server)', onAWithErrors, { point: 'after', nodeId: 'tool:echo', server: 'B', failed: true }, 'error/error'],
+  ['scoped to A, server A, a failed answer: the breakpoint wins', onAWithErrors, { point: 'after', nodeId: 'tool:echo', server: 'A', failed: true }, 'after/breakpoint'],
+];
+playbook.push(...scopePlaybook);
+
 for (const [name, breakpoints, query, expected] of playbook) {
   t.test(name, async (t) => {
     const plan = holdPlan(breakpoints, query);

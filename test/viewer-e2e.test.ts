@@ -93,8 +93,9 @@ t.test('a debugging session driven from the page: inject, abort, retry', async (
   await selectNode(page, 'tool:echo');
   await page.locator('.detail button[data-gate="before"][aria-pressed="false"]').click();
   await page.locator('.detail button[data-gate="before"][aria-pressed="true"]').waitFor({ timeout: STEP_MS });
-  await breakpointsBecome(serve, { pauseOnError: true, nodes: { 'tool:echo': { before: true } } });
-  t.pass('clicking Break before set exactly that breakpoint');
+  // On this run's server by default (the fixture's serverInfo.name), so that another server's sessions go on.
+  await breakpointsBecome(serve, { pauseOnError: true, nodes: { 'tool:echo': { before: true, server: 'logging-fixture' } } });
+  t.pass('clicking Break before set exactly that breakpoint, on this server');
 
   // 1. before + Inject…: typed JSON, lifted into the result; the server never gets it.
   const injected = later(echo(client, 'inject-me'));
@@ -144,7 +145,7 @@ t.test('a debugging session driven from the page: inject, abort, retry', async (
   await page.locator('.detail button[data-gate="before"][aria-pressed="false"]').waitFor({ timeout: STEP_MS });
   await page.locator('.detail button[data-gate="after"][aria-pressed="false"]').click();
   await page.locator('.detail button[data-gate="after"][aria-pressed="true"]').waitFor({ timeout: STEP_MS });
-  await breakpointsBecome(serve, { pauseOnError: true, nodes: { 'tool:echo': { after: true } } });
+  await breakpointsBecome(serve, { pauseOnError: true, nodes: { 'tool:echo': { after: true, server: 'logging-fixture' } } });
   t.pass('clicking cleared the before breakpoint and set an after one');
 
   // 3. after + Retry: the same bytes go again, the new answer holds, Continue delivers it.

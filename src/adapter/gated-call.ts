@@ -90,6 +90,11 @@ export class GatedCall implements Gated, RunningCall {
     return this.site.node.nodeId;
   }
 
+  /** The wrapped server's name, which scoped breakpoints match. */
+  get serverName(): string {
+    return this.server.name;
+  }
+
   /** The SDK's signal for the request: it fires when the client cancels, or goes away. */
   get giveUpSignal(): AbortSignal | undefined {
     return signalOf(this.context);

@@ -25,6 +25,8 @@ export interface Gated extends HoldTarget {
   readonly requestId: string | number | undefined;
   /** For a resource read: the URI asked for (a lifted read result names it). */
   readonly uri: string | undefined;
+  /** The wrapped server's name: breakpoints scoped to another server do not hold it. @default undefined (only breakpoints for every server hold) */
+  readonly serverName?: string;
   /** Set when a decision on a nested hold aborted it, at that hold's gate: it then ends aborted whatever it did. */
   readonly abortedAt: GatePoint | undefined;
   /** Does it complete a loop? Asked once, at the before gate (the loop detector remembers it). */
@@ -62,7 +64,7 @@ export async function execute(host: ExecutionHost, gated: Gated): Promise<unknow
   const core = host.core;
   const runId = gated.run.runId;
   if (core.armed) {
-    const plan = core.plan(runId, { point: 'before', nodeId: gated.nodeId, loop: gated.loops() });
+    const plan = core.plan(runId, { point: 'before', nodeId: gated.nodeId, loop: gated.loops(), server: gated.serverName });
     if (plan !== undefined) {
       const request = { jsonrpc: '2.0', id: gated.requestId ?? null, method: gated.method, params: gated.requestParams() };
       const outcome = await holdFor(host, gated, 'request', request, plan);
@@ -86,7 +88,7 @@ export async function execute(host: ExecutionHost, gated: Gated): Promise<unknow
     }
     const recorded = threw ? undefined : recordResult(gated.method, result, host.hide);
     const failed = threw || recorded?.failed === true;
-    const plan = core.armed ? core.plan(runId, { point: 'after', nodeId: gated.nodeId, failed }) : undefined;
+    const plan = core.armed ? core.plan(runId, { point: 'after', nodeId: gated.nodeId, failed, server: gated.serverName }) : undefined;
     if (plan !== undefined) {
       const id = gated.requestId ?? null;
       const answer = threw ? { jsonrpc: '2.0', id, error: gated.heldError(thrown) } : { jsonrpc: '2.0', id, result };

@@ -49,6 +49,8 @@ class SamplingRequest implements Gated {
   readonly abortedAt = undefined;
   readonly instanceId: string;
   readonly run: CallRun;
+  /** The wrapped server's name, which scoped breakpoints match. */
+  readonly serverName: string;
   readonly #host: SamplingHost;
   readonly #parent: RunningCall | undefined;
   readonly #params: unknown;
@@ -60,6 +62,7 @@ class SamplingRequest implements Gated {
     this.#params = params;
     this.#send = send;
     host.stats.sampling++;
+    this.serverName = server.name;
     this.instanceId = parent?.nestedId('sampling') ?? `${server.connection}:sampling:${host.stats.sampling}`;
     const node: NodeDeclaration = { nodeId: this.nodeId, kind: 'llm', parent: parent?.nodeId ?? server.node.nodeId, label: 'sampling' };
     // Nested under the call that sent it (whose run now shows live), or a small run of its own.

@@ -9,13 +9,19 @@ import type { HoldPlan, HoldQuery } from './hold-policy.js';
  * and decisions in. The `Reporter` of `graphmind-ai` is one.
  *
  * Events it emits: `'breakpoints'` (Breakpoints), `'decision'`
- * ({ holdId, action, value }), `'detached'`, `'rejected'` (runId).
+ * ({ holdId, action, value }), `'detached'`, `'rejected'` (runId), and
+ * optionally `'viewers'` (whether anyone watches now).
  */
 export interface GateReporter extends EventEmitter {
   /** True while a debugger is connected. */
   readonly attached: boolean;
   /** The debugger's address, for messages such as the proxy's HOLDING line. */
   readonly url: string;
+  /**
+   * False while the debugger says nobody watches its live feed (no viewer
+   * open); absent or true otherwise. It emits `'viewers'` when this changes.
+   */
+  readonly watched?: boolean;
   /** Queue an event of a run. */
   send(runId: string, event: HoldOpened | HoldReleased | HoldUpdated): void;
   /** Somebody waits for a debugger for `ms`: look for one often meanwhile (optional). */
@@ -84,6 +90,8 @@ export class DebuggerGate {
    */
   readonly #unrecorded = new Set<string>();
   readonly #armWaiters = new Set<() => void>();
+  /** Called when the last viewer goes (see {@link DebuggerGate.onUnwatched}). */
+  readonly #unwatchedListeners = new Set<() => void>();
 
   constructor(options: DebuggerGateOptions) {
     const reporter = options.reporter;
@@ -108,6 +116,30 @@ export class DebuggerGate {
     reporter.on('decision', (decision: { holdId: string; action: HoldAction; value?: unknown }) => {
       this.gate.decide(decision.holdId, { action: decision.action, value: decision.value });
     });
+    reporter.on('viewers', (watching: boolean) => {
+      if (watching) return;
+      for (const listener of [...this.#unwatchedListeners]) {
+        try {
+          listener();
+        } catch {
+          // A listener's failure is its own: the others still hear.
+        }
+      }
+    });
+  }
+
+  /** False while the debugger says no viewer watches (a frame held now has nobody to decide it). */
+  get watched(): boolean {
+    return this.reporter.watched !== false;
+  }
+
+  /**
+   * Call `listener` each time the debugger's last viewer goes. Returns what
+   * stops it (the proxies listen only while they hold something).
+   */
+  onUnwatched(listener: () => void): () => void {
+    this.#unwatchedListeners.add(listener);
+    return () => this.#unwatchedListeners.delete(listener);
   }
 
   /** True while a debugger is attached and has sent its breakpoints (and the gate is not stopped). */

@@ -1,4 +1,4 @@
-import type { Breakpoints, GatePoint } from '../protocol/control.js';
+import type { Breakpoints, GatePoint, NodeBreakpoint } from '../protocol/control.js';
 
 /** Why a frame or a handler is held. */
 export type HoldReason = 'breakpoint' | 'error' | 'loop';
@@ -13,6 +13,13 @@ export interface HoldQuery {
   failed?: boolean;
   /** At `before`: the loop detector says this call completes a loop. */
   loop?: boolean;
+  /**
+   * The name of the MCP server the call is made to (`serverInfo.name` from
+   * its answer to `initialize`; the adapter's wrapped server's name), once
+   * known: a breakpoint scoped to a server holds only calls to that one.
+   * Undefined while unknown, when only breakpoints for every server apply.
+   */
+  server?: string;
 }
 
 /** Where a call holds, and why. */
@@ -34,10 +41,14 @@ export interface HoldPlan {
  * | after | an `after` breakpoint on the node | after | breakpoint |
  * | after | otherwise, the answer failed and pause-on-error is on | error | error |
  *
- * Nothing else holds.
+ * A node's breakpoint counts only where it applies: it has no `server`
+ * (every server), or its `server` is the query's (a query whose server is
+ * not known yet meets only breakpoints for every server). Pause-on-error
+ * is for every server. Nothing else holds.
  */
 export function holdPlan(breakpoints: Breakpoints, query: HoldQuery): HoldPlan | undefined {
-  const node = breakpoints.nodes[query.nodeId];
+  let node: NodeBreakpoint | undefined = breakpoints.nodes[query.nodeId];
+  if (node?.server !== undefined && node.server !== query.server) node = undefined;
   if (query.point === 'before') {
     if (node !== undefined && node.before === true) return BREAK_BEFORE;
     return query.loop === true ? LOOP : undefined;

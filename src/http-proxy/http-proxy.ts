@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DebuggerGate } from '../gates/debugger-gate.js';
 import { loopAllowList } from '../gates/loop-detector.js';
-import { debuggerImpostor, debuggerRefused, holding, traceLine } from '../relay/messages.js';
+import { debuggerImpostor, debuggerRefused, holding, noViewer, traceLine } from '../relay/messages.js';
 import type { TextSink } from '../relay/text-sink.js';
 import { WAIT_FOR_ATTACH_MS, type HoldingNotice } from '../relay/frame-holds.js';
 import { hideSettings, switchOn } from '../report/hide.js';
@@ -243,6 +243,7 @@ export class HttpProxy {
       sessionId,
       loopAllow: this.#loopAllow,
       onHolding: (notice) => this.#holding(notice),
+      onUnwatched: (notice) => this.#say(`${noViewer('http-proxy', notice)}\n`),
       onFrame: this.#trace ? (frame) => this.#say(traceText(frame)) : undefined,
     });
     session.holds.wire = new HttpHoldWire(session, this.#routes, this.#sessions, this.#client);

@@ -28,6 +28,8 @@ export interface McpHttpSessionOptions {
   loopAllow?: readonly string[];
   /** Called when a frame starts holding. @default undefined */
   onHolding?: (notice: HoldingNotice) => void;
+  /** Called once for a hold no viewer watches (the run's log says so too). @default undefined */
+  onUnwatched?: (notice: HoldingNotice) => void;
   /** Called with every classified frame (`--trace`). @default undefined */
   onFrame?: (frame: Frame) => void;
   /** How a decision answers a sender or sends a request again on this transport (see `HoldWire`). @default undefined */
@@ -62,7 +64,7 @@ export class McpHttpSession {
     this.#reporter = options.reporter;
     this.#onFrame = options.onFrame;
     this.recorder = new RelayRecorder({ reporter: options.reporter, hide: options.hide, name: options.name ?? 'http', source: options.source ?? 'mcp-http-proxy' });
-    this.holds = new FrameHolds({ core: options.core, recorder: this.recorder, loopAllow: options.loopAllow, onHolding: options.onHolding, wire: options.wire });
+    this.holds = new FrameHolds({ core: options.core, recorder: this.recorder, loopAllow: options.loopAllow, onHolding: options.onHolding, onUnwatched: options.onUnwatched, wire: options.wire });
     const meta = { ...(options.meta ?? {}) };
     if (options.sessionId !== undefined) {
       this.#sessionId = options.sessionId;

@@ -7,20 +7,30 @@
  * @module
  */
 
+/**
+ * A node's breakpoint: which gates hold its calls, and on which servers.
+ */
+export interface NodeBreakpoint {
+  /** True: hold the node's requests (and notifications) at the before gate, before they reach the server or handler. */
+  before?: boolean;
+  /** True: hold the answers to the node's requests at the after gate, before they reach the requester. */
+  after?: boolean;
+  /**
+   * The server it is scoped to: only sessions whose MCP server calls itself
+   * this (`serverInfo.name` in its answer to `initialize`; for the adapter,
+   * the wrapped server's name) hold here. Absent: every server (as before
+   * scopes existed). A session whose server has not answered `initialize`
+   * yet is held by breakpoints for every server only. 1 to 256 characters.
+   */
+  server?: string;
+}
+
 /** Where the debugger stops frames. */
 export interface Breakpoints {
-  /** Hold failing calls (JSON-RPC errors and `isError` results). @default true */
+  /** Hold failing calls (JSON-RPC errors and `isError` results), on every server. @default true */
   pauseOnError: boolean;
-  /** Per nodeId: hold before the request goes out, after the answer comes back. */
-  nodes: Record<
-    string,
-    {
-      /** True: hold the node's requests (and notifications) at the before gate, before they reach the server or handler. */
-      before?: boolean;
-      /** True: hold the answers to the node's requests at the after gate, before they reach the requester. */
-      after?: boolean;
-    }
-  >;
+  /** Per nodeId: hold before the request goes out, after the answer comes back; on one server or on every one. */
+  nodes: Record<string, NodeBreakpoint>;
 }
 
 /** The gate a frame is held at. */

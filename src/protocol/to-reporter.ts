@@ -1,6 +1,6 @@
 /**
  * What the server sends a reporter over the ingest socket: breakpoints,
- * decisions, rejections and restarts.
+ * decisions, rejections, restarts, and whether anyone watches.
  *
  * @module
  */
@@ -68,5 +68,21 @@ export interface RestartToReporter {
   runId: string;
 }
 
+/**
+ * Whether anyone watches the debugger's live feed (`/api/live`: an open
+ * viewer page, or any other client of the feed), so that a reporter can
+ * say when a frame it holds has nobody to decide it. Sent to a reporter
+ * when it connects, before the breakpoints (so it is known before anything
+ * can hold), and again each time it changes: when the last feed client
+ * goes, and when the first one comes. A reporter that never got one (a
+ * server older than this message) takes it that someone watches.
+ */
+export interface ViewersToReporter {
+  /** The message's type. */
+  type: 'viewers';
+  /** True while at least one client is connected to the live feed. */
+  watching: boolean;
+}
+
 /** Messages the server sends a reporter over the ingest socket. */
-export type ServerToReporter = BreakpointsToReporter | DecisionToReporter | RejectedToReporter | RestartToReporter;
+export type ServerToReporter = BreakpointsToReporter | DecisionToReporter | RejectedToReporter | RestartToReporter | ViewersToReporter;

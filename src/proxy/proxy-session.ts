@@ -2,7 +2,7 @@ import { spawn as nodeSpawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { answerRequester, errorAnswer } from '../relay/answer-requester.js';
 import { startDebugSession, type DebugSession } from '../relay/debug-session.js';
-import { debuggerImpostor, debuggerRefused, holding } from '../relay/messages.js';
+import { debuggerImpostor, debuggerRefused, holding, noViewer } from '../relay/messages.js';
 import { createRelay, type Relay } from '../streams/create-relay.js';
 import { idForDisplay } from '../streams/exact-id.js';
 import type { Frame } from '../streams/frame.js';
@@ -115,6 +115,8 @@ export class ProxySession implements RestartHost {
       // A held call is somebody's agent waiting.
       onHolding: ({ hold, method, call, url }) =>
         this.#sink.write(`${holding('mcp-proxy', method, idForDisplay(call), hold.point, url, hold.reason === 'loop' ? (call.node?.label ?? '') : undefined)}\n`),
+      // And when nobody watches the debugger, nobody can decide it: said once per hold.
+      onUnwatched: (notice) => this.#sink.write(`${noViewer('mcp-proxy', notice)}\n`),
     });
   }
 

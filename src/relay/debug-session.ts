@@ -37,6 +37,8 @@ export interface DebugSessionOptions {
   waitForAttach?: boolean;
   /** Called when a frame starts holding. @default undefined */
   onHolding?: (notice: HoldingNotice) => void;
+  /** Called once for a hold no viewer watches (the proxy says so on stderr). @default undefined */
+  onUnwatched?: (notice: HoldingNotice) => void;
 }
 
 /**
@@ -63,7 +65,7 @@ export class DebugSession {
     const recorder = new RelayRecorder({ reporter, command: options.command, args: options.args, name: options.name, source: options.source, hide: hideSettings(env) });
     this.reporter = reporter;
     this.recorder = recorder;
-    this.gate = new RelayGate({ reporter, recorder, waitForAttach: options.waitForAttach, loopAllow: loopAllowList(env), onHolding: options.onHolding });
+    this.gate = new RelayGate({ reporter, recorder, waitForAttach: options.waitForAttach, loopAllow: loopAllowList(env), onHolding: options.onHolding, onUnwatched: options.onUnwatched });
     // Called for every frame: a plain function, no wrapper allocating its arguments.
     this.onFrame = (frame: Frame): void => {
       try {

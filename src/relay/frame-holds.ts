@@ -12,8 +12,11 @@ import { heldMessage, type HideSettings } from '../report/hide.js';
 import { messageOf, type Direction, type Frame, type JsonRpcMessage } from '../streams/frame.js';
 import { madeFrame } from '../streams/lifter.js';
 import { madeValue } from '../streams/made-frame.js';
+import { noViewerText } from './messages.js';
+import { NoViewerNotice, type HoldingNotice } from './no-viewer.js';
 
 export { cancelledBy } from '../gates/give-up.js';
+export type { HoldingNotice } from './no-viewer.js';
 
 /** How long `waitForAttach` delays the first frame for a debugger (a wait, not a hold). */
 export const WAIT_FOR_ATTACH_MS = 3000;
@@ -28,18 +31,8 @@ export interface GateRecorder {
   instanceIdOf(frame: Frame): string | undefined;
   /** What a decision did to a call. */
   onDecision(request: Frame, point: GatePoint, action: 'inject' | 'abort' | 'retry', value?: unknown): void;
-}
-
-/** What the gate tells whoever watches when a frame starts holding. */
-export interface HoldingNotice {
-  /** The hold just opened. */
-  hold: PendingHold;
-  /** The held call's method, e.g. `tools/call`. */
-  method: string;
-  /** The call's request frame (for an answer, the request it answers). */
-  call: Frame;
-  /** The debugger's address. */
-  url: string;
+  /** A line of the proxy's own for the run's log (a hold nobody watches). @default undefined */
+  onNotice?(text: string): void;
 }
 
 /**
@@ -80,6 +73,13 @@ export interface FrameHoldsOptions {
   loopAllow?: readonly string[];
   /** Called when a frame starts holding (the proxies print their HOLDING line). @default undefined */
   onHolding?: (notice: HoldingNotice) => void;
+  /**
+   * Called once for a hold that no viewer watches (when it opens, or when
+   * the last viewer goes while it waits): the proxies say so on stderr. The
+   * run's log says so too, through the recorder's `onNotice`.
+   * @default undefined
+   */
+  onUnwatched?: (notice: HoldingNotice) => void;
 }
 
 const NO_HIDING: HideSettings = { inputs: false, toolResults: false };
@@ -129,6 +129,9 @@ export class FrameHolds {
   readonly #loop: LoopDetector;
   #attachWait: Promise<void> | undefined;
   #sessionEra: string | undefined;
+  /** The server's `serverInfo.name`, once its answer to `initialize` was seen: scoped breakpoints apply from then on. */
+  #server: string | undefined;
+  readonly #noViewer: NoViewerNotice;
   /** Nothing is held any more (see {@link FrameHolds.stop}). */
   #stopped = false;
   /** Holds open right now, by id. */
@@ -142,6 +145,12 @@ export class FrameHolds {
     this.#recorder = options.recorder;
     this.#onHolding = options.onHolding;
     this.#loop = new LoopDetector({ allow: options.loopAllow ?? [] });
+    const recorder = options.recorder;
+    const onUnwatched = options.onUnwatched;
+    this.#noViewer = new NoViewerNotice(options.core, (notice) => {
+      recorder.onNotice?.(noViewerText(notice));
+      onUnwatched?.(notice);
+    });
     if (options.waitForAttach === true) {
       this.#attachWait = this.core.whenArmed(WAIT_FOR_ATTACH_MS).then(() => {
         this.#attachWait = undefined;
@@ -154,6 +163,11 @@ export class FrameHolds {
     return this.#sessionEra;
   }
 
+  /** The server's name (`serverInfo.name`), once its `initialize` answer was seen. */
+  get server(): string | undefined {
+    return this.#server;
+  }
+
   /** Nothing is held while no debugger is attached (or awaited), nor once stopped. */
   mayHold(): boolean {
     return !this.#stopped && (this.#attachWait !== undefined || this.core.mayHold(this.#recorder.runId));
@@ -163,6 +177,7 @@ export class FrameHolds {
   stop(): void {
     this.#stopped = true;
     this.#open.clear();
+    this.#noViewer.stop();
     this.core.releaseRun(this.#recorder.runId);
   }
 
@@ -244,9 +259,13 @@ export class FrameHolds {
     if (!this.#stopped) this.core.giveUp(open.runId, holdId, why);
   }
 
+  /** The `initialize` answer: the protocol version, and the server's name that scoped breakpoints match. */
   #noteEra(frame: Frame): void {
     const result = messageOf(frame)?.result;
-    if (isObject(result) && typeof result.protocolVersion === 'string') this.#sessionEra = result.protocolVersion;
+    if (!isObject(result)) return;
+    if (typeof result.protocolVersion === 'string') this.#sessionEra = result.protocolVersion;
+    const info = result.serverInfo;
+    if (isObject(info) && typeof info.name === 'string' && info.name !== '') this.#server = info.name;
   }
 
   #evaluate(frame: Frame): Promise<readonly Frame[]> | undefined {
@@ -264,13 +283,13 @@ export class FrameHolds {
         const params = this.#loop.allows(name) ? undefined : messageOf(frame)?.params;
         loop = this.#loop.observe(name, isObject(params) ? params.arguments : undefined);
       }
-      const plan = core.plan(runId, { point: 'before', nodeId: node.nodeId, loop });
+      const plan = core.plan(runId, { point: 'before', nodeId: node.nodeId, loop, server: this.#server });
       return plan === undefined ? undefined : this.#hold(frame, plan);
     }
     if (frame.type === 'response' || frame.type === 'error') {
       const request = frame.request;
       if (request?.node === undefined) return undefined;
-      const plan = core.plan(runId, { point: 'after', nodeId: request.node.nodeId, failed: frame.type === 'error' || frame.isError === true });
+      const plan = core.plan(runId, { point: 'after', nodeId: request.node.nodeId, failed: frame.type === 'error' || frame.isError === true, server: this.#server });
       return plan === undefined ? undefined : this.#hold(frame, plan);
     }
     return undefined;
@@ -294,7 +313,10 @@ export class FrameHolds {
       subject,
       plan,
       (decision) => {
-        if (holdId !== undefined) this.#open.delete(holdId);
+        if (holdId !== undefined) {
+          this.#open.delete(holdId);
+          this.#noViewer.closed(holdId);
+        }
         try {
           return this.#apply(frame, plan.point, decision);
         } catch {
@@ -309,7 +331,9 @@ export class FrameHolds {
         // An answer held after its requester went away: nobody is waiting for it.
         const gone = this.#gone;
         if (gone !== undefined && call.direction === gone.direction) this.#giveUp(hold.holdId, open, gone.why);
-        onHolding?.({ hold, method, call, url: reporter.url });
+        const notice = { hold, method, call, url: reporter.url };
+        onHolding?.(notice);
+        this.#noViewer.opened(notice);
       },
     );
   }

@@ -9,6 +9,7 @@
 
 import { idForDisplay } from '../streams/exact-id.js';
 import type { Frame } from '../streams/frame.js';
+import type { HoldingNotice } from './no-viewer.js';
 
 /** The commands that print these lines. */
 export type ProxyCommand = 'mcp-proxy' | 'http-proxy';
@@ -69,6 +70,23 @@ export function holding(
   const line = `${proxyPrefix(command)}HOLDING ${method}${number} at the ${gate} gate — resume it in ${url}`;
   if (loopTool === undefined) return line;
   return `${line} (loop hold: the third identical call to ${JSON.stringify(loopTool)} in a row; if it is polled on purpose, set GRAPHMIND_LOOP_ALLOW=${loopTool})`;
+}
+
+/**
+ * A frame is held and no viewer watches the debugger, in words for the
+ * run's log (stream `graphmind`, on the session node): which call, where,
+ * and how to get it going. {@link noViewer} is the stderr line.
+ */
+export function noViewerText(notice: HoldingNotice): string {
+  const { method, call, hold, url } = notice;
+  const id = idForDisplay(call);
+  const nodeId = call.node?.nodeId ?? 'mcp:session';
+  return `${method}${id === undefined ? '' : ` #${id}`} is held at ${nodeId} (${hold.point} gate) and no viewer is open: open ${url} to decide it; until then its client waits, and may time out`;
+}
+
+/** {@link noViewerText} as the line `command` prints on stderr (once per hold). */
+export function noViewer(command: ProxyCommand, notice: HoldingNotice): string {
+  return `${proxyPrefix(command)}${noViewerText(notice)}`;
 }
 
 /** One `--trace` line for a relayed frame, newline included. */

@@ -24,6 +24,8 @@ export interface RelayGateOptions {
   loopAllow?: readonly string[];
   /** Called when a frame starts holding (the proxy prints its HOLDING line). @default undefined */
   onHolding?: (notice: HoldingNotice) => void;
+  /** Called once for a hold no viewer watches (see `FrameHoldsOptions.onUnwatched`). @default undefined */
+  onUnwatched?: (notice: HoldingNotice) => void;
 }
 
 /** Why a hold is given up when the host's input ends. */
@@ -63,6 +65,7 @@ export class RelayGate implements FrameGate {
       waitForAttach: options.waitForAttach,
       loopAllow: options.loopAllow,
       onHolding: options.onHolding,
+      onUnwatched: options.onUnwatched,
       wire: {
         answerSender: (request, answer) => this.#answerSender(request, answer),
         resend: (request) => this.#resend(request),

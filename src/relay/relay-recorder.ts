@@ -251,6 +251,13 @@ export class RelayRecorder {
     this.#frames.meta({ restarts: [...this.#restarts] });
   }
 
+  /** A line of the proxy's own (a hold nobody watches) on the session node, `stream: "graphmind"`. */
+  onNotice(text: string): void {
+    if (this.#finished) return;
+    this.flush();
+    this.#frames.log(text, PROXY_LOG_STREAM);
+  }
+
   /**
    * A request the proxy answered itself, with an error, because no server
    * can: it was in flight when the server was restarted, or the server is

@@ -63,7 +63,9 @@ const COALESCE_MS = 20;
  * backoff), `'rejected'` (a run id and the server's reason: the
  * server records nothing more of that run on this connection, as when it
  * was deleted while live, or another connection reports it), `'restart'`
- * (a run id: the debugger asks the proxy reporting it to restart its server).
+ * (a run id: the debugger asks the proxy reporting it to restart its server),
+ * `'viewers'` (true or false: whether anyone watches the debugger's live
+ * feed changed, see {@link Reporter.watched}).
  */
 export class Reporter extends EventEmitter {
   /** The debugger's port: the `url` option's when one is given, else the `port` option (default 4747). */
@@ -72,6 +74,12 @@ export class Reporter extends EventEmitter {
   readonly dataDir: string;
   /** The latest breakpoints from the server (defaults while detached). */
   breakpoints: Breakpoints = DEFAULT_BREAKPOINTS;
+  /**
+   * False while the debugger says nobody watches its live feed (no viewer
+   * is open): a frame held now waits for somebody to open one. True while
+   * somebody does, while detached, and with a debugger that does not say.
+   */
+  watched = true;
   readonly #maxBuffered: number;
   readonly #maxInFlight: number;
   readonly #buffer: EventBuffer;
@@ -97,6 +105,7 @@ export class Reporter extends EventEmitter {
         closed: (wasAttached) => {
           if (!wasAttached) return;
           this.breakpoints = DEFAULT_BREAKPOINTS;
+          this.watched = true;
           this.emit('detached');
         },
         refused: (status) => this.emit('refused', status),
@@ -354,6 +363,10 @@ export class Reporter extends EventEmitter {
         this.emit('decision', message.decision);
       } else if (message.type === 'rejected') {
         this.emit('rejected', message.runId, message.reason);
+      } else if (message.type === 'viewers') {
+        if (message.watching === this.watched) return;
+        this.watched = message.watching;
+        this.emit('viewers', message.watching);
       } else {
         this.emit('restart', message.runId);
       }

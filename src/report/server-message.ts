@@ -22,7 +22,8 @@ export type InboundMessage =
   | { type: 'breakpoints'; breakpoints: Breakpoints; version: number | undefined }
   | { type: 'decision'; decision: DecisionMessage }
   | { type: 'rejected'; runId: string; reason: string }
-  | { type: 'restart'; runId: string };
+  | { type: 'restart'; runId: string }
+  | { type: 'viewers'; watching: boolean };
 
 /** A whole breakpoints value: `pauseOnError` a boolean, `nodes` an object. */
 export function validBreakpoints(value: unknown): value is Breakpoints {
@@ -61,6 +62,9 @@ export function readServerMessage(text: string): InboundMessage | undefined {
     case 'restart':
       if (typeof fields.runId !== 'string') return undefined;
       return { type: 'restart', runId: fields.runId };
+    case 'viewers':
+      if (typeof fields.watching !== 'boolean') return undefined;
+      return { type: 'viewers', watching: fields.watching };
     default:
       return undefined;
   }

@@ -1,7 +1,26 @@
-import type { Breakpoints } from '../protocol/control.js';
+import type { Breakpoints, NodeBreakpoint } from '../protocol/control.js';
 
 const MAX_NODES = 10_000;
 const MAX_NODE_ID = 1024;
+/** The longest server name a scope may give: as long as a run's summary keeps one (`runServer`). */
+const MAX_SERVER_NAME = 256;
+
+/** Check one node's breakpoint: a clean copy, or a short reason for a 400. */
+function parseNodeBreakpoint(value: unknown): NodeBreakpoint | string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'each node takes { before?, after?, server? }';
+  const { before, after, server, ...others } = value as Record<string, unknown>;
+  if (Object.keys(others).length > 0) return 'each node takes only before, after and server';
+  if (before !== undefined && typeof before !== 'boolean') return 'before must be true or false';
+  if (after !== undefined && typeof after !== 'boolean') return 'after must be true or false';
+  if (server !== undefined && (typeof server !== 'string' || server.length === 0 || server.length > MAX_SERVER_NAME)) {
+    return 'server must be a server name (serverInfo.name, 1 to 256 characters), or absent for every server';
+  }
+  const point: NodeBreakpoint = {};
+  if (before !== undefined) point.before = before;
+  if (after !== undefined) point.after = after;
+  if (server !== undefined) point.server = server;
+  return point;
+}
 
 /**
  * Check a `PUT /api/breakpoints` body. Returns the breakpoints, copied into
@@ -19,14 +38,8 @@ export function parseBreakpoints(body: unknown): Breakpoints | string {
   const clean: Breakpoints['nodes'] = Object.create(null) as Breakpoints['nodes'];
   for (const [nodeId, value] of entries) {
     if (nodeId.length === 0 || nodeId.length > MAX_NODE_ID) return 'a nodeId must be 1 to 1024 characters';
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'each node takes { before?, after? }';
-    const { before, after, ...others } = value as Record<string, unknown>;
-    if (Object.keys(others).length > 0) return 'each node takes only before and after';
-    if (before !== undefined && typeof before !== 'boolean') return 'before must be true or false';
-    if (after !== undefined && typeof after !== 'boolean') return 'after must be true or false';
-    const point: { before?: boolean; after?: boolean } = {};
-    if (before !== undefined) point.before = before;
-    if (after !== undefined) point.after = after;
+    const point = parseNodeBreakpoint(value);
+    if (typeof point === 'string') return point;
     clean[nodeId] = point;
   }
   return { pauseOnError, nodes: { ...clean } };
@@ -40,10 +53,16 @@ export function parseBreakpoints(body: unknown): Breakpoints | string {
  */
 export const BREAKPOINTS_ACK_TIMEOUT_MS = 2000;
 
-/** A reporter's connection as the breakpoints see it: it is sent them, with their version, and acks that version once applied. */
+/**
+ * A reporter's connection as the breakpoints see it: it is sent them, with
+ * their version, and acks that version once applied; and it is told
+ * whether anyone watches the live feed.
+ */
 export interface BreakpointsPeer {
   /** Send the reporter `breakpoints`, numbered `version`. */
   sendBreakpoints(breakpoints: Breakpoints, version: number): void;
+  /** Tell the reporter whether anyone watches the live feed (a `viewers` message). */
+  sendViewers?(watching: boolean): void;
 }
 
 /** What `GET /api/health` says of the breakpoints. */
@@ -85,8 +104,9 @@ export interface BreakpointsStateOptions {
 }
 
 /**
- * The breakpoints in force, their version, and who has applied them. Every
- * reporter that connects is sent them numbered; a change goes to all of
+ * The breakpoints in force, their version, and who has applied them (and
+ * whether anyone watches the live feed, which every reporter is told too).
+ * Every reporter that connects is sent them numbered; a change goes to all of
  * them, and {@link BreakpointsState.set} settles once every reporter
  * connected at that moment has acked the new version, has gone, or the
  * bound passed. No I/O: the connections are {@link BreakpointsPeer}s and
@@ -100,6 +120,7 @@ export class BreakpointsState {
   readonly #waits = new Set<AckWait>();
   readonly #timeoutMs: number;
   readonly #timers: AckTimers;
+  #watching = false;
 
   constructor(initial: Breakpoints, options: BreakpointsStateOptions = {}) {
     this.#current = initial;
@@ -117,10 +138,30 @@ export class BreakpointsState {
     return this.#version;
   }
 
-  /** A reporter connected: it is sent the breakpoints in force. */
+  /** True while anyone watches the live feed (see {@link BreakpointsState.setWatching}). */
+  get watching(): boolean {
+    return this.#watching;
+  }
+
+  /**
+   * A reporter connected: it is told whether anyone watches, then sent the
+   * breakpoints in force (its gate arms on those, so by then it knows).
+   */
   join(peer: BreakpointsPeer): void {
     this.#peers.set(peer, 0);
+    peer.sendViewers?.(this.#watching);
     peer.sendBreakpoints(this.#current, this.#version);
+  }
+
+  /**
+   * Whether anyone watches the live feed changed (its first client came,
+   * or its last went): every reporter is told, so that a hold nobody can
+   * see is said where its host looks.
+   */
+  setWatching(watching: boolean): void {
+    if (watching === this.#watching) return;
+    this.#watching = watching;
+    for (const peer of this.#peers.keys()) peer.sendViewers?.(watching);
   }
 
   /** A reporter went away: nothing waits for it any more. */

@@ -64,6 +64,9 @@ export function createControls(options: ControlsOptions): Controls {
   const { store, holds, feed, otlp } = options;
   const owners = new Map<string, ReporterConnection>();
   const breakpoints = new BreakpointsState({ pauseOnError: options.pauseOnError, nodes: {} });
+  // Every reporter hears whether anyone watches: a hold with no viewer open is then said where its host looks.
+  breakpoints.setWatching(feed.size > 0);
+  feed.onWatching = (watching) => breakpoints.setWatching(watching);
   const api: ApiContext = {
     version: options.version,
     transfer: options.transfer,

@@ -98,6 +98,10 @@ export class ReporterConnection implements HoldOwner, BreakpointsPeer {
     this.send({ type: 'breakpoints', breakpoints, version });
   }
 
+  sendViewers(watching: boolean): void {
+    this.send({ type: 'viewers', watching });
+  }
+
   decide(holdId: string, action: HoldAction, value: unknown): void {
     this.send(value === undefined ? { type: 'decision', holdId, action } : { type: 'decision', holdId, action, value });
   }

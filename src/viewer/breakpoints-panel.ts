@@ -1,8 +1,22 @@
 // Every breakpoint in one place: pause-on-error, and each node's before /
-// after gates, each clearable; and a breakpoint by node id, for a node no
-// run has shown yet (`mcp:initialize`, the first call of a tool).
+// after gates and where they hold (every server, or one), each clearable;
+// and a breakpoint by node id, for a node no run has shown yet
+// (`mcp:initialize`, the first call of a tool), on every server or on a
+// server the run list knows.
+import type { RunSummary } from '../protocol/run-model.js';
+import { activeBreakpoints, scopeText, serverLabel } from './breakpoint-scope.js';
 import { button, el, setAttr, setChildren } from './dom.js';
 import type { Store } from './store.js';
+
+/** The server names of the runs listed (serverInfo.name, or the adapter's server), sorted. */
+function knownServers(runs: readonly RunSummary[]): string[] {
+  const names = new Set<string>();
+  for (const run of runs) {
+    const name = run.server?.name ?? run.group?.server;
+    if (name !== undefined && name !== '' && name.length <= 256) names.add(name);
+  }
+  return [...names].sort((a, b) => a.localeCompare(b));
+}
 
 /** The breakpoints panel in the sidebar. */
 export class BreakpointsPanel {
@@ -10,6 +24,10 @@ export class BreakpointsPanel {
   readonly #toggle: HTMLInputElement;
   readonly #list: HTMLElement;
   readonly #clearAll: HTMLButtonElement;
+  /** The add form's scope: every server, or a server the run list knows. */
+  readonly #addScope: HTMLSelectElement;
+  #sig = '';
+  #servers = '';
 
   constructor(private readonly store: Store) {
     this.#toggle = el('input', { attrs: { type: 'checkbox', id: 'pause-on-error', 'data-testid': 'pause-on-error' } });
@@ -18,11 +36,12 @@ export class BreakpointsPanel {
     this.#list = el('ul', { class: 'bp-list', attrs: { 'aria-label': 'breakpoints' } });
     this.#clearAll = button('Clear all', () => void this.store.clearBreakpoints(), 'btn small ghost');
     setAttr(this.#clearAll, 'data-action', 'clear-all-breakpoints');
+    this.#addScope = el('select', { class: 'bp-add-scope', attrs: { name: 'server', 'aria-label': 'where it holds' } });
     const add = this.#addForm();
     this.element = el(
       'section',
       { class: 'breakpoints' },
-      el('div', { class: 'pane-head' }, el('h3', { text: 'Breakpoints' }), this.#clearAll),
+      el('div', { class: 'pane-head' }, el('h3', { text: 'Breakpoints', attrs: { tabindex: '-1' } }), this.#clearAll),
       label,
       el('p', { class: 'hint', text: 'Failing calls (JSON-RPC errors, isError results) hold when this is on.' }),
       this.#list,
@@ -40,7 +59,7 @@ export class BreakpointsPanel {
       el('option', { text: 'after', attrs: { value: 'after' } }),
     );
     const submit = el('button', { class: 'btn small', text: 'Add breakpoint', attrs: { type: 'submit', 'data-action': 'add-breakpoint' } });
-    const form = el('form', { class: 'bp-add', attrs: { 'aria-label': 'add a breakpoint by node id' } }, nodeId, gate, submit);
+    const form = el('form', { class: 'bp-add', attrs: { 'aria-label': 'add a breakpoint by node id' } }, nodeId, gate, this.#addScope, submit);
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       const id = nodeId.value.trim();
@@ -48,7 +67,8 @@ export class BreakpointsPanel {
         nodeId.focus();
         return;
       }
-      void this.store.setBreakpoint(id, gate.value === 'after' ? 'after' : 'before', true).then((saved) => {
+      const scope = this.#addScope.value === '' ? null : this.#addScope.value;
+      void this.store.setBreakpoint(id, gate.value === 'after' ? 'after' : 'before', true, scope).then((saved) => {
         // Refused (the notice says why): the id stays, to be mended.
         if (saved) nodeId.value = '';
       });
@@ -56,10 +76,24 @@ export class BreakpointsPanel {
     return form;
   }
 
+  /** Bring the panel into view and draw the eye to it (the top bar's breakpoints strip was clicked). */
+  reveal(): void {
+    this.element.scrollIntoView({ block: 'nearest' });
+    this.element.querySelector<HTMLElement>('h3')?.focus({ preventScroll: true });
+    this.element.classList.remove('flash');
+    // Restarted: a second click flashes again.
+    void this.element.offsetWidth;
+    this.element.classList.add('flash');
+  }
+
   render(): void {
+    this.#renderScopes();
     const { breakpoints } = this.store;
     this.#toggle.checked = breakpoints.pauseOnError;
-    const entries = Object.entries(breakpoints.nodes).filter(([, gates]) => gates.before === true || gates.after === true);
+    const sig = JSON.stringify(breakpoints.nodes);
+    if (sig === this.#sig) return;
+    this.#sig = sig;
+    const entries = activeBreakpoints(breakpoints);
     this.#clearAll.disabled = entries.length === 0;
     if (entries.length === 0) {
       setChildren(this.#list, el('li', { class: 'muted none', text: 'No node breakpoints. Select a node and click Break before / Break after, or add one by its id below.' }));
@@ -81,6 +115,7 @@ export class BreakpointsPanel {
           { class: 'bp' },
           el('code', { class: 'bp-node', text: nodeId, title: nodeId }),
           el('span', { class: 'bp-gates' }, gateButton('before'), gateButton('after')),
+          el('span', { class: `bp-scope-chip${gates.server === undefined ? ' every' : ''}`, text: scopeText(gates), title: gates.server === undefined ? 'Holds on every server' : `Holds only sessions of server ${serverLabel(gates.server)} (its serverInfo.name)` }),
           clear,
         );
         li.addEventListener('dblclick', () => this.store.selectNode(nodeId));
@@ -88,5 +123,16 @@ export class BreakpointsPanel {
         return li;
       }),
     );
+  }
+
+  /** The add form's scopes: every server, then each server the run list knows (the choice kept while it is still there). */
+  #renderScopes(): void {
+    const servers = knownServers(this.store.runs);
+    const sig = JSON.stringify(servers);
+    if (sig === this.#servers) return;
+    this.#servers = sig;
+    const chosen = this.#addScope.value;
+    setChildren(this.#addScope, el('option', { text: 'every server', attrs: { value: '' } }), ...servers.map((name) => el('option', { text: `server ${serverLabel(name)}`, attrs: { value: name } })));
+    this.#addScope.value = servers.includes(chosen) ? chosen : '';
   }
 }

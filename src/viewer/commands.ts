@@ -1,7 +1,7 @@
 // The REST commands the page sends on the user's behalf: breakpoints
 // (shown at once, put back if the server refuses them) and deleting runs
 // (gone from the list at once, back if the server could not delete them).
-import type { Breakpoints } from '../protocol/control.js';
+import type { Breakpoints, NodeBreakpoint } from '../protocol/control.js';
 import { ApiError, api } from './api.js';
 import { followNewestLeft } from './run-loading.js';
 import { Dirty, newStep, type Step, type ViewState } from './view-state.js';
@@ -20,19 +20,39 @@ export async function putBreakpoints(host: CommandHost, next: Breakpoints): Prom
   host.mark(Dirty.Breakpoints);
   let saved = true;
   try {
-    host.breakpoints = await api.putBreakpoints(next);
+    const answer = await api.putBreakpoints(next);
+    // The answer comes once the reporters applied it; the live feed may have brought newer ones meanwhile (another tab, the API).
+    if (host.breakpoints === next) host.breakpoints = answer;
   } catch (error) {
     saved = false;
-    host.breakpoints = previous;
+    if (host.breakpoints === next) host.breakpoints = previous;
     host.notify(`Could not save breakpoints: ${error instanceof Error ? error.message : 'error'}`);
   }
   host.mark(Dirty.Breakpoints);
   return saved;
 }
 
-/** Set or clear one gate of a node's breakpoint. */
-export function setBreakpoint(host: CommandHost, nodeId: string, gate: 'before' | 'after', on: boolean): Promise<boolean> {
-  return putBreakpoints(host, withGate(host.breakpoints, nodeId, gate, on));
+/**
+ * Set or clear one gate of a node's breakpoint; `server` scopes it (a
+ * server's name, or null for every server; undefined keeps its scope).
+ */
+export function setBreakpoint(host: CommandHost, nodeId: string, gate: 'before' | 'after', on: boolean, server?: string | null): Promise<boolean> {
+  return putBreakpoints(host, withGate(host.breakpoints, nodeId, gate, on, server));
+}
+
+/** Scope a node's breakpoint to one server (its name), or to every server (null). */
+export function setBreakpointScope(host: CommandHost, nodeId: string, server: string | null): Promise<boolean> {
+  const entry = host.breakpoints.nodes[nodeId];
+  if (entry === undefined) return Promise.resolve(true);
+  const nodes: Breakpoints['nodes'] = { ...host.breakpoints.nodes, [nodeId]: scoped({ ...entry }, server) };
+  return putBreakpoints(host, { pauseOnError: host.breakpoints.pauseOnError, nodes });
+}
+
+/** `entry` scoped to `server` (null: every server). */
+function scoped(entry: NodeBreakpoint, server: string | null): NodeBreakpoint {
+  if (server === null) delete entry.server;
+  else entry.server = server;
+  return entry;
 }
 
 /** Clear the breakpoints of one node, or of every node. */
@@ -47,13 +67,18 @@ export function setPauseOnError(host: CommandHost, on: boolean): Promise<boolean
   return putBreakpoints(host, { pauseOnError: on, nodes: host.breakpoints.nodes });
 }
 
-/** `breakpoints` with one gate of a node set or cleared (a node with no gate left is dropped); `breakpoints` is not changed. */
-export function withGate(breakpoints: Breakpoints, nodeId: string, gate: 'before' | 'after', on: boolean): Breakpoints {
+/**
+ * `breakpoints` with one gate of a node set or cleared (a node with no gate
+ * left is dropped), scoped to `server` when it is given (null: every
+ * server); `breakpoints` is not changed.
+ */
+export function withGate(breakpoints: Breakpoints, nodeId: string, gate: 'before' | 'after', on: boolean, server?: string | null): Breakpoints {
   const nodes: Breakpoints['nodes'] = {};
   for (const [id, entry] of Object.entries(breakpoints.nodes)) nodes[id] = { ...entry };
-  const entry = { ...(nodes[nodeId] ?? {}) };
+  const entry: NodeBreakpoint = { ...(nodes[nodeId] ?? {}) };
   if (on) entry[gate] = true;
   else delete entry[gate];
+  if (server !== undefined) scoped(entry, server);
   if (entry.before === true || entry.after === true) nodes[nodeId] = entry;
   else delete nodes[nodeId];
   return { pauseOnError: breakpoints.pauseOnError, nodes };

@@ -5,6 +5,7 @@
 // drawn grey. Cards are kept per node and rebuilt only when what they show changes.
 import type { NodeStatus } from '../protocol/run-model.js';
 import type { Breakpoints, Hold } from '../protocol/control.js';
+import { appliesTo, runServerName, serverLabel } from './breakpoint-scope.js';
 import { reasonText } from './call-state.js';
 import { clickable, el, setAttr } from './dom.js';
 import { plural } from './format.js';
@@ -103,6 +104,8 @@ export class GraphView {
       inside: container ? run.callsInside(nodeId) : undefined,
       hold: this.store.holdOn(nodeId) ?? (within === undefined ? undefined : this.#holdWithin(within)),
       bp: nodes[nodeId],
+      // A breakpoint for another server does not hold this run's calls: its mark says so.
+      bpElsewhere: nodes[nodeId] !== undefined && !appliesTo(nodes[nodeId], runServerName(run.summary, run.meta)),
       bpsInside: within === undefined ? 0 : within.filter((id) => nodes[id]?.before === true || nodes[id]?.after === true).length,
       selected: this.store.selectedNodeId === nodeId,
       // Registered on the server (the graph hint), not run here: grey, no status of its own.
@@ -128,6 +131,7 @@ interface CardFacts {
   inside: { calls: number; errors: number; open: number } | undefined;
   hold: Hold | undefined;
   bp: Breakpoints['nodes'][string] | undefined;
+  bpElsewhere: boolean;
   bpsInside: number;
   selected: boolean;
   hinted: boolean;
@@ -148,6 +152,7 @@ function cardSig(f: CardFacts): string {
     f.bpsInside,
     bp?.before === true,
     bp?.after === true,
+    f.bpElsewhere,
     f.selected,
   ].join('|');
 }
@@ -209,8 +214,10 @@ function drawOpenNote(card: HTMLElement, f: CardFacts): void {
 /** The breakpoints on the node (or inside a folded card). */
 function drawMarks(card: HTMLElement, f: CardFacts): void {
   const marks: HTMLElement[] = [];
-  if (f.bp?.before === true) marks.push(el('span', { class: 'bp-mark', text: '◆ before', title: 'breakpoint before the request' }));
-  if (f.bp?.after === true) marks.push(el('span', { class: 'bp-mark', text: '◆ after', title: 'breakpoint after the answer' }));
+  const mark = f.bpElsewhere ? 'bp-mark elsewhere' : 'bp-mark';
+  const where = f.bpElsewhere && f.bp?.server !== undefined ? ` (for server ${serverLabel(f.bp.server)}, not this run's)` : '';
+  if (f.bp?.before === true) marks.push(el('span', { class: mark, text: '◆ before', title: `breakpoint before the request${where}` }));
+  if (f.bp?.after === true) marks.push(el('span', { class: mark, text: '◆ after', title: `breakpoint after the answer${where}` }));
   if (f.bpsInside > 0) marks.push(el('span', { class: 'bp-mark', text: `◆ ${f.bpsInside} inside`, title: `breakpoints on ${plural(f.bpsInside, 'node')} inside` }));
   if (marks.length > 0) card.appendChild(el('div', { class: 'bp-marks' }, ...marks));
 }

@@ -1,6 +1,8 @@
 // The GraphMind viewer: a live view of each MCP session with breakpoints and
 // holds you can act on. Plain DOM; all server data goes in as text.
 import { BreakpointsPanel } from './breakpoints-panel.js';
+import { runServerName } from './breakpoint-scope.js';
+import { BreakpointsStrip } from './breakpoints-strip.js';
 import { el, setAttr } from './dom.js';
 import { emptyState } from './empty-state.js';
 import { GraphView } from './graph-view.js';
@@ -17,6 +19,7 @@ import { placeHash, readPlace } from './url-state.js';
 const store = new Store();
 const runList = new RunList(store);
 const breakpointsPanel = new BreakpointsPanel(store);
+const breakpointsStrip = new BreakpointsStrip(store, () => breakpointsPanel.reveal());
 const holdPanel = new HoldPanel(store);
 const runHeader = new RunHeader(store);
 const graph = new GraphView(store);
@@ -40,7 +43,7 @@ const main = el('main', { class: 'main' }, holdPanel.element, runView, empty);
 const app = el(
   'div',
   { class: 'app' },
-  el('header', { class: 'top' }, el('span', { class: 'brand', text: 'GraphMind' }), el('span', { class: 'tagline', text: 'MCP debugger' }), holdCount, connection),
+  el('header', { class: 'top' }, el('span', { class: 'brand', text: 'GraphMind' }), el('span', { class: 'tagline', text: 'MCP debugger' }), breakpointsStrip.element, holdCount, connection),
   el('aside', { class: 'side' }, runList.element, breakpointsPanel.element),
   main,
   right.element,
@@ -82,7 +85,8 @@ store.subscribe((dirty) => {
     runList.tick();
     holdPanel.tick();
   }
-  if (dirty & Dirty.Breakpoints) breakpointsPanel.render();
+  if (dirty & (Dirty.Breakpoints | Dirty.Runs)) breakpointsPanel.render();
+  if (dirty & (Dirty.Breakpoints | Dirty.Run | Dirty.Selection)) breakpointsStrip.render(store.run === null ? undefined : runServerName(store.run.summary, store.run.meta));
   if (dirty & (Dirty.Holds | Dirty.Runs)) {
     holdPanel.render();
     holdCount.textContent = store.holds.length === 0 ? '' : `${store.holds.length} held`;

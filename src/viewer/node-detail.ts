@@ -8,10 +8,13 @@ import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js
 import { callMatches, finding, words, type FindQuery } from './find.js';
 import { clock, duration, plural, preview, span } from './format.js';
 import { jsonBlock } from './json-view.js';
+import { runServerName } from './breakpoint-scope.js';
+import { defaultChoice, nodeBreakpointControls, type ScopeChoice } from './node-breakpoint.js';
 import { generationOf, restartsOf } from './restarts.js';
 import { STDOUT_NOISE_NODE_ID, SESSION_NODE_ID, isContainer, kindText, runEnded, shownState, type RunModel } from './run-model.js';
 import { heldByInstance } from './timeline.js';
 import type { Store } from './store.js';
+import { Dirty } from './view-state.js';
 import { VirtualList } from './virtual-list.js';
 
 /** The body of a call still open when its run ended (its reporter vanished, the server restarted). */
@@ -27,6 +30,8 @@ export class NodeDetail {
   /** The node's calls as listed: all of them, or those the find bar lets through (and any held one). */
   #items: readonly Instance[] = [];
   #held = new Map<string, Hold>();
+  /** The scope picked for a new breakpoint on the node shown (see `nodeBreakpointControls`). */
+  #scope: { key: string; choice: ScopeChoice } | null = null;
 
   constructor(private readonly store: Store) {
     this.#head = el('div', { class: 'detail-head' });
@@ -101,6 +106,13 @@ export class NodeDetail {
     this.#shown = { run, nodeId: selectedNodeId, count: entry.instances.length, version: run.version, find, holds };
   }
 
+  /** The user picked where a new breakpoint on the node shown holds. */
+  #pickScope(key: string, choice: ScopeChoice): void {
+    this.#scope = { key, choice };
+    this.#headSig = '';
+    this.store.mark(Dirty.Breakpoints);
+  }
+
   /** The calls the find bar lets through, and those held (which always show). */
   #narrow(run: RunModel, instances: readonly Instance[], find: FindQuery): Instance[] {
     const needles = words(find);
@@ -120,6 +132,10 @@ export class NodeDetail {
     const entry = run.node(nodeId);
     if (entry === undefined) return;
     const bp = this.store.breakpoints.nodes[nodeId] ?? {};
+    const server = runServerName(run.summary, run.meta);
+    // The scope picked for a new breakpoint, per run and node; by default this server when it is known.
+    const scopeKey = `${run.summary.runId}|${nodeId}`;
+    const choice = this.#scope?.key === scopeKey ? this.#scope.choice : defaultChoice(server);
     const status = run.shownStatus(nodeId);
     const shown = shownState(status, run);
     const ended = runEnded(run);
@@ -127,7 +143,7 @@ export class NodeDetail {
     const hinted = run.isHinted(nodeId);
     const find = this.store.find;
     const narrowed = finding(find) ? this.#items.length : -1;
-    const sig = [nodeId, hinted, shown, ended, entry.instances.length, entry.open, entry.errors, bp.before === true, bp.after === true, hold?.holdId ?? '', hold?.givenUp ?? '', narrowed].join('|');
+    const sig = [nodeId, hinted, shown, ended, entry.instances.length, entry.open, entry.errors, bp.before === true, bp.after === true, bp.server ?? '', server ?? '', choice, hold?.holdId ?? '', hold?.givenUp ?? '', narrowed].join('|');
     if (sig === this.#headSig) return;
     this.#headSig = sig;
     const { node } = entry;
@@ -153,17 +169,7 @@ export class NodeDetail {
     const breakable = nodeId !== SESSION_NODE_ID && !isContainer(nodeId) && nodeId !== STDOUT_NOISE_NODE_ID && node.kind !== 'server';
     const controls = el('div', { class: 'bp-controls' });
     if (breakable) {
-      const toggle = (gate: 'before' | 'after', label: string, help: string): HTMLButtonElement => {
-        const on = bp[gate] === true;
-        const b = button(`${on ? '◆' : '◇'} ${label}`, () => void this.store.setBreakpoint(nodeId, gate, !on), on ? 'btn toggle on' : 'btn toggle', help);
-        setAttr(b, 'aria-pressed', String(on));
-        setAttr(b, 'data-gate', gate);
-        return b;
-      };
-      controls.append(
-        toggle('before', 'Break before', 'Hold the request before it reaches the server'),
-        toggle('after', 'Break after', 'Hold the answer before it reaches the client'),
-      );
+      controls.append(...nodeBreakpointControls(this.store, { nodeId, bp, server, choice }, (picked) => this.#pickScope(scopeKey, picked)));
     } else {
       controls.appendChild(el('span', { class: 'muted', text: 'No breakpoints on this node: it is not a request.' }));
     }

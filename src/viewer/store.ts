@@ -7,7 +7,7 @@ import type { RunSummary } from '../protocol/run-model.js';
 import type { Breakpoints } from '../protocol/control.js';
 import type { LiveMessage } from '../protocol/live-feed.js';
 import { api } from './api.js';
-import { clearBreakpoints, deleteRuns, putBreakpoints, setBreakpoint, setPauseOnError } from './commands.js';
+import { clearBreakpoints, deleteRuns, putBreakpoints, setBreakpoint, setBreakpointScope, setPauseOnError } from './commands.js';
 import type { FindQuery } from './find.js';
 import { receive, removeHold } from './live-reducer.js';
 import { clearRun, metaFetched, runFailed, runLoaded, selectRun } from './run-loading.js';
@@ -248,9 +248,14 @@ export class Store extends ViewState {
     return putBreakpoints(this, next);
   }
 
-  /** Set or clear one gate of a node's breakpoint. */
-  setBreakpoint(nodeId: string, gate: 'before' | 'after', on: boolean): Promise<boolean> {
-    return setBreakpoint(this, nodeId, gate, on);
+  /** Set or clear one gate of a node's breakpoint; `server` scopes it (a name, null for every server, undefined: as it was). */
+  setBreakpoint(nodeId: string, gate: 'before' | 'after', on: boolean, server?: string | null): Promise<boolean> {
+    return setBreakpoint(this, nodeId, gate, on, server);
+  }
+
+  /** Scope a node's breakpoint to one server, or to every server (null). */
+  setBreakpointScope(nodeId: string, server: string | null): Promise<boolean> {
+    return setBreakpointScope(this, nodeId, server);
   }
 
   /** Clear the breakpoints of one node, or of every node. */

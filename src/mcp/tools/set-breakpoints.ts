@@ -59,9 +59,11 @@ export function mergeBreakpoints(current: Breakpoints, pauseOnError: boolean | u
   const merged: Breakpoints = { pauseOnError: pauseOnError ?? current.pauseOnError, nodes: { ...current.nodes } };
   for (const [nodeId, change] of Object.entries(nodes ?? {})) {
     const next = { ...merged.nodes[nodeId], ...change };
-    const kept: { before?: boolean; after?: boolean } = {};
+    const kept: { before?: boolean; after?: boolean; server?: string } = {};
     if (next.before === true) kept.before = true;
     if (next.after === true) kept.after = true;
+    // A node scoped to one server stays scoped when its gates change.
+    if (next.server !== undefined) kept.server = next.server;
     if (kept.before === undefined && kept.after === undefined) delete merged.nodes[nodeId];
     else merged.nodes[nodeId] = kept;
   }
