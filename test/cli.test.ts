@@ -251,7 +251,8 @@ t.test('fast flag parser: each form it reads gives the values yargs gives', asyn
     'wait-for-attach': false,
     'inherit-stderr': false,
     'max-frame-bytes': 64 * 1024 * 1024,
-    port: 4747,
+    // Not given: the one rule decides (GRAPHMIND_URL's port, else 4747), in the reporter.
+    port: undefined,
     'data-dir': undefined,
     watch: undefined,
   }, 'the defaults');

@@ -104,7 +104,8 @@ t.test('export and import round-trip a run exactly', async (t) => {
     const again = await cli(['import', file, '--port', String(other.port), '--data-dir', other.dataDir]);
     t.equal(again.code, 1);
     t.match(again.stderr, 'graphmind import: the debugger on 127.0.0.1:');
-    t.match(again.stderr, 'a run with this id is here already');
+    // Issue 30: the hint names the CLI's flag, not the API's ?newId=1.
+    t.match(again.stderr, `a run ${runId} is there already: import it with --new-id to keep both`);
     const renamed = await cli(['import', file, '--new-id', '--port', String(other.port), '--data-dir', other.dataDir]);
     t.equal(renamed.code, 0, renamed.stderr);
     const newId = /loaded run (\S+) into/.exec(renamed.stdout)?.[1] as string;

@@ -89,11 +89,11 @@ const PLAYBOOK: Array<{
 }> = [
   { name: 'a listener that cannot prove it is the debugger', status: 200, proves: null, expect: { unavailable: true, refused: true, impostor: true, message: /^something else answers on port \d+ \(it could not prove it is the debugger\); not sending it the token$/ } },
   { name: 'a debugger too old to know the identity route (401 to it)', status: 401, proves: null, expect: { unavailable: true, refused: true, impostor: true, message: /^something else answers on port \d+/ } },
-  { name: 'a debugger that proves another token', proves: 'another-token', command: 'graphmind mcp', expect: { unavailable: true, refused: true, impostor: false, message: /^the debugger on port \d+ refused our token \(it proves it holds another one\): it uses another data directory than .*; give graphmind mcp that --data-dir, or set GRAPHMIND_TOKEN$/ } },
-  { name: 'no token anywhere', dir: noTokenDir, expect: { unavailable: true, refused: false, message: /^no debugger token \(no GRAPHMIND_TOKEN and no .*\/token\)$/ } },
-  { name: 'no token, for a command that gives hints', dir: noTokenDir, command: 'graphmind mcp', expect: { unavailable: true, refused: false, message: /: is graphmind serve running with this data directory\?$/ } },
+  { name: 'a debugger that proves another token', proves: 'another-token', command: 'graphmind mcp', expect: { unavailable: true, refused: true, impostor: false, message: /^the debugger on port \d+ refused our token \(it proves it holds another one\): we read ours from .*\/token, and it uses another token \(another --data-dir\?\); give graphmind mcp that --data-dir, or set GRAPHMIND_TOKEN$/ } },
+  { name: 'no token here, and a debugger answers', dir: noTokenDir, proves: 'another-token', expect: { unavailable: true, refused: true, impostor: false, message: /^the debugger on port \d+ refused our token \(it proves it holds another one\): we have none \(no GRAPHMIND_TOKEN and no .*\/token\), and it uses another token \(another --data-dir\?\)$/ } },
+  { name: 'no token, and nothing listens', dir: noTokenDir, nothing: true, expect: { unavailable: true, refused: false, message: /^no debugger answers on 127\.0\.0\.1:\d+$/ } },
   { name: 'nothing listens', nothing: true, expect: { unavailable: true, refused: false, message: /^no debugger answers on 127\.0\.0\.1:\d+$/ } },
-  { name: 'the token refused (401)', status: 401, expect: { unavailable: true, refused: true, message: /refused our token \(HTTP 401\): it uses another data directory than .*[^;]$/ } },
+  { name: 'the token refused (401)', status: 401, expect: { unavailable: true, refused: true, message: /refused our token \(HTTP 401\): we read ours from .*\/token, and it uses another token \(another --data-dir\?\)$/ } },
   { name: 'the token refused (403), with the hint', status: 403, command: 'graphmind mcp', expect: { unavailable: true, refused: true, message: /refused our token \(HTTP 403\).*; give graphmind mcp that --data-dir, or set GRAPHMIND_TOKEN$/ } },
   { name: 'an answer larger than allowed', status: 200, body: 'x'.repeat(100), maxBytes: 10, expect: { loopback: true, message: /^the debugger's answer to GET \/api\/runs is larger than 10 bytes$/ } },
 ];
@@ -136,4 +136,23 @@ t.test('a connection that breaks is a LoopbackError naming the request', async (
   const error = await new LoopbackClient({ port, dataDir, env }).request({ method: 'GET', path: '/api/holds' }).catch((thrown: unknown) => thrown);
   t.type(error, LoopbackError);
   t.match((error as Error).message, new RegExp(`^the debugger on port ${port} did not answer GET /api/holds: `));
+});
+
+t.test('a refused token names ours and, when a token file we can read proves to be the debugger\'s, that one too', async (t) => {
+  // Issue 30: the debugger of GRAPHMIND_DATA_DIR answers while the command was given another --data-dir.
+  const theirs = mkdtempSync(join(tmpdir(), 'graphmind-loopback-theirs-'));
+  t.teardown(() => rmSync(theirs, { recursive: true, force: true }));
+  writeFileSync(join(theirs, 'token'), 'their-token\n');
+  const { server, port, seen } = await fakeDebugger((_req, res) => res.end(), 'their-token');
+  t.teardown(() => server.close());
+  const error = await new LoopbackClient({ port, dataDir, env: { GRAPHMIND_DATA_DIR: theirs } }).request({ method: 'GET', path: '/api/runs' }).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  t.type(error, DebuggerUnavailable);
+  t.equal((error as DebuggerUnavailable).reason, 'other-token');
+  t.equal((error as Error).message, `the debugger on port ${port} refused our token (it proves it holds another one): we read ours from ${join(dataDir, 'token')}, and it uses the one in ${join(theirs, 'token')} (--data-dir ${theirs})`);
+  t.equal(seen.length, 0, 'it was sent nothing but the identity checks');
+  const fromEnv = await new LoopbackClient({ port, dataDir, env: { GRAPHMIND_TOKEN: 'mine' } }).request({ method: 'GET', path: '/api/runs' }).catch((thrown: unknown) => thrown);
+  t.match((fromEnv as Error).message, /we read ours from GRAPHMIND_TOKEN, and it uses another token \(another --data-dir\?\)$/);
 });

@@ -3,7 +3,8 @@ import { Transform, Writable, type TransformCallback } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
-import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
+import { defaultDataDir } from '../report/config.js';
+import { debuggerPort, PORT_FLAG_HELP, portFlagProblem } from './debugger-port.js';
 import { RUN_ID_PATTERN } from '../protocol/run-model.js';
 
 /** Parsed `export` flags. */
@@ -11,7 +12,8 @@ export interface ExportFlags {
   runId: string;
   format: 'jsonl' | 'har' | 'otlp-json';
   output?: string;
-  port: number;
+  /** Undefined when not given: GRAPHMIND_URL's port, else 4747 (see debugger-port.ts). */
+  port?: number;
   'data-dir'?: string;
 }
 
@@ -21,12 +23,13 @@ export function exportFlags(yargs: Argv): Argv<ExportFlags> {
     .positional('runId', { type: 'string', describe: 'The run (its id, as the viewer and GET /api/runs show it)' })
     .option('format', { choices: ['jsonl', 'har', 'otlp-json'] as const, default: 'jsonl' as const, describe: 'What to write' })
     .option('output', { alias: 'o', type: 'string', describe: 'Write to this file (default: standard output)' })
-    .option('port', { type: 'number', default: DEFAULT_PORT, describe: 'Port of the graphmind serve to read from (when one runs)' })
+    .option('port', { type: 'number', describe: PORT_FLAG_HELP })
     .option('data-dir', { type: 'string', describe: 'Where the token and the run logs are (default: GRAPHMIND_DATA_DIR or ~/.graphmind)' })
     .check((argv) => {
       const runId = argv.runId;
       if (typeof runId !== 'string' || !RUN_ID_PATTERN.test(runId)) throw new Error('give the id of a run (letters, digits, _ and -, up to 64)');
-      if (!Number.isInteger(argv.port) || argv.port < 1 || argv.port > 65535) throw new Error('--port must be a port number (1-65535)');
+      const portProblem = portFlagProblem(argv.port);
+      if (portProblem !== undefined) throw new Error(portProblem);
       if (argv['data-dir'] !== undefined && argv['data-dir'] === '') throw new Error('--data-dir must not be empty');
       return true;
     }) as unknown as Argv<ExportFlags>;
@@ -74,7 +77,8 @@ class LazyFile extends Writable {
  * when there is no such run, or when the export fails part way (a
  * partial `-o` file is removed).
  */
-export async function runExportCommand(flags: ExportFlags, version: string): Promise<void> {
+export async function runExportCommand(parsed: ExportFlags, version: string): Promise<void> {
+  const flags = { ...parsed, port: debuggerPort('graphmind export', parsed.port) };
   const { LoopbackClient, DebuggerUnavailable, answerError } = await import('../client/loopback-client.js');
   const dataDir = flags['data-dir'] ?? defaultDataDir();
   const { runId, format } = flags;
@@ -97,6 +101,8 @@ export async function runExportCommand(flags: ExportFlags, version: string): Pro
     from = `the debugger on 127.0.0.1:${flags.port}`;
   } catch (error) {
     if (!(error instanceof DebuggerUnavailable)) return fail(error instanceof Error ? error.message : String(error));
+    // A debugger of another token answers: its runs are not the data directory's, so that is not read in their place.
+    if (error.reason === 'other-token') return fail(error.message);
     // Something that is not the debugger holds the port: said, and it got nothing.
     if (error.impostor) process.stderr.write(`graphmind export: ${error.message}; reading ${dataDir} instead\n`);
     const { exportRun } = await import('../export/export-run.js');

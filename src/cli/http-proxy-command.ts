@@ -3,7 +3,7 @@ import { DEFAULT_HTTP_PROXY_PORT, listenAddress, startHttpProxy } from '../http-
 import { DEFAULT_SESSION_IDLE_MS } from '../http-proxy/idle-sessions.js';
 import { HTTP_PROXY_PREFIX } from '../http-proxy/texts.js';
 import { createStderrSink } from '../proxy/stderr-sink.js';
-import { DEFAULT_PORT } from '../report/config.js';
+import { PORT_FLAG_HELP, portFlagProblem } from './debugger-port.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
 
 /** Exit code for a usage problem (a bad flag value). */
@@ -16,7 +16,8 @@ export interface HttpProxyFlags {
   upstream: string;
   listen: string;
   'allow-remote': boolean;
-  port: number;
+  /** Undefined when not given: the reporter's rule decides (GRAPHMIND_URL, else 4747; see debugger-port.ts). */
+  port?: number;
   'data-dir': string | undefined;
   trace: boolean;
   'wait-for-attach': boolean;
@@ -38,8 +39,8 @@ export function httpProxyFlagsProblem(flags: HttpProxyFlags): string | undefined
   if (flags['data-dir'] === '') return '--data-dir must name a directory';
   const size = flags['max-frame-bytes'];
   if (!Number.isSafeInteger(size) || size < 1) return '--max-frame-bytes must be a positive whole number of bytes';
-  const port = flags.port;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return '--port must be a port number (1-65535)';
+  const portProblem = portFlagProblem(flags.port);
+  if (portProblem !== undefined) return portProblem;
   const idle = flags['session-idle'];
   if (!Number.isFinite(idle) || idle < 0) return '--session-idle must be a number of seconds (0: never)';
   return undefined;
@@ -64,7 +65,7 @@ export function httpProxyFlags(yargs: Argv): Argv<HttpProxyFlags> {
       describe: 'Address to serve on, host:port (port 0 picks a free one); loopback only unless --allow-remote',
     })
     .option('allow-remote', { type: 'boolean', default: false, describe: 'Allow --listen on an address other hosts can reach (anybody who reaches it can use the server through it)' })
-    .option('port', { type: 'number', requiresArg: true, default: DEFAULT_PORT, describe: 'Port of the graphmind debugger to report to' })
+    .option('port', { type: 'number', requiresArg: true, describe: PORT_FLAG_HELP })
     .option('data-dir', {
       type: 'string',
       requiresArg: true,

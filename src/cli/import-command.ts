@@ -1,7 +1,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
-import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
+import { defaultDataDir } from '../report/config.js';
+import { debuggerPort, PORT_FLAG_HELP, portFlagProblem } from './debugger-port.js';
 import type { ImportedLog } from '../export/import-run.js';
 import { DEFAULT_IMPORT_MAX_BYTES, openImportSource, readImportSource } from './import-source.js';
 import { DEFAULT_MAX_RUNS, retentionNotice, runLogsIn } from './import-retention.js';
@@ -10,7 +11,8 @@ import { DEFAULT_MAX_RUNS, retentionNotice, runLogsIn } from './import-retention
 export interface ImportFlags {
   file: string;
   'new-id': boolean;
-  port: number;
+  /** Undefined when not given: GRAPHMIND_URL's port, else 4747 (see debugger-port.ts). */
+  port?: number;
   'data-dir'?: string;
   'max-bytes': number;
   'max-runs': number;
@@ -22,14 +24,15 @@ export function importFlags(yargs: Argv): Argv<ImportFlags> {
   return yargs
     .positional('file', { type: 'string', describe: 'A run log: what graphmind export --format jsonl wrote (or a <runId>.jsonl from a data directory); - reads standard input' })
     .option('new-id', { type: 'boolean', default: false, describe: 'Load it under a new run id (to keep a run of the same id that is here already)' })
-    .option('port', { type: 'number', default: DEFAULT_PORT, describe: 'Port of the graphmind serve to load it into (when one runs)' })
+    .option('port', { type: 'number', describe: PORT_FLAG_HELP })
     .option('data-dir', { type: 'string', describe: 'Where the token and the run logs are (default: GRAPHMIND_DATA_DIR or ~/.graphmind)' })
     .option('max-bytes', { type: 'number', default: DEFAULT_IMPORT_MAX_BYTES, describe: 'The largest log read, in bytes (default 268435456, 256 MiB)' })
     .option('max-runs', { type: 'number', default: DEFAULT_MAX_RUNS, describe: 'With no debugger running: the --max-runs the next graphmind serve starts with (an import it would trim is refused)' })
     .option('allow-trim', { type: 'boolean', default: false, describe: 'Write it into the data directory even when the next start would trim runs to --max-runs' })
     .check((argv) => {
       if (typeof argv.file !== 'string' || argv.file === '') throw new Error('give the file of a run log (or - for standard input)');
-      if (!Number.isInteger(argv.port) || argv.port < 1 || argv.port > 65535) throw new Error('--port must be a port number (1-65535)');
+      const portProblem = portFlagProblem(argv.port);
+      if (portProblem !== undefined) throw new Error(portProblem);
       if (argv['data-dir'] !== undefined && argv['data-dir'] === '') throw new Error('--data-dir must not be empty');
       if (!Number.isSafeInteger(argv['max-bytes']) || argv['max-bytes'] < 1) throw new Error('--max-bytes must be a positive whole number of bytes');
       if (!Number.isSafeInteger(argv['max-runs']) || argv['max-runs'] < 1) throw new Error('--max-runs must be a positive whole number');
@@ -72,7 +75,8 @@ async function readSource(flags: ImportFlags): Promise<Buffer> {
  * next `graphmind serve` loads it. Exits 1 with one line when it cannot.
  */
 export async function runImportCommand(parsed: ImportFlags): Promise<void> {
-  const flags = parsed.file === STDIN_ARGUMENT ? { ...parsed, file: '-' } : parsed;
+  const port = debuggerPort('graphmind import', parsed.port);
+  const flags = { ...parsed, file: parsed.file === STDIN_ARGUMENT ? '-' : parsed.file, port };
   const [{ LoopbackClient, DebuggerUnavailable, answerError }, { readImport }] = await Promise.all([import('../client/loopback-client.js'), import('../export/import-run.js')]);
   const dataDir = flags['data-dir'] ?? defaultDataDir();
   const bytes = await readSource(flags);
@@ -92,6 +96,7 @@ export async function runImportCommand(parsed: ImportFlags): Promise<void> {
     if (answer.status === 413) {
       return fail(`the debugger on 127.0.0.1:${flags.port} did not load it: the log is ${bytes.length} bytes, more than that graphmind serve takes in one request (its --max-body, 64 MiB unless it was started with a larger one)`);
     }
+    if (answer.status === 409) return fail(`the debugger on 127.0.0.1:${flags.port} did not load it: ${conflict(answerError(answer), read.runId)}`);
     if (answer.status !== 201) return fail(`the debugger on 127.0.0.1:${flags.port} did not load it: ${answerError(answer)}`);
     const { runId } = JSON.parse(answer.body.toString('utf8')) as { runId: string };
     process.stdout.write(`graphmind import: loaded run ${runId} into the debugger: http://127.0.0.1:${flags.port}/#run=${encodeURIComponent(runId)}${skipped}\n`);
@@ -100,11 +105,29 @@ export async function runImportCommand(parsed: ImportFlags): Promise<void> {
     if (!(error instanceof DebuggerUnavailable)) return fail(error instanceof Error ? error.message : String(error));
     unavailable = error;
   }
+  // A debugger of another token answers: the run belongs there or nowhere, never in a data directory it does not read.
+  if (unavailable.reason === 'other-token') return fail(`${unavailable.message}; nothing was written`);
   // Something that is not the debugger holds the port: said, and it got nothing.
   if (unavailable.impostor) process.stderr.write(`graphmind import: ${unavailable.message}\n`);
-  // (No token here counts as no debugger: one serving this data directory would have written it.)
-  const why = unavailable.refused ? unavailable.message : `no debugger answers on 127.0.0.1:${flags.port}`;
-  await writeIntoDataDir(flags, dataDir, read, why, skipped);
+  const named = namedDataDir(flags);
+  if (named === undefined) {
+    return fail(`no debugger answers on 127.0.0.1:${flags.port}, and no data directory was named: start graphmind serve and import again, or give --data-dir (or GRAPHMIND_DATA_DIR) to write the run where graphmind serve with that data directory loads it; nothing was written`);
+  }
+  const why = unavailable.impostor ? `no debugger on 127.0.0.1:${flags.port}` : unavailable.message;
+  await writeIntoDataDir(flags, named, read, why, skipped);
+}
+
+/** The data directory the user named (`--data-dir`, else `GRAPHMIND_DATA_DIR`), the only one an import writes into. */
+function namedDataDir(flags: ImportFlags, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (flags['data-dir'] !== undefined) return flags['data-dir'];
+  return env.GRAPHMIND_DATA_DIR !== undefined && env.GRAPHMIND_DATA_DIR !== '' ? env.GRAPHMIND_DATA_DIR : undefined;
+}
+
+/** The debugger's 409, told with this command's flag (`--new-id`) rather than the API's query. */
+function conflict(error: string, runId: string): string {
+  if (/trim/.test(error)) return error;
+  const what = /deleted/.test(error) ? `a run ${runId} was deleted in this debugger's life` : `a run ${runId} is there already`;
+  return `${what}: import it with --new-id to keep both`;
 }
 
 /** No debugger of this data directory answers: the log goes where the next one loads it from, unless that start would trim runs. */

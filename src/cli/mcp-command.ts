@@ -1,9 +1,11 @@
 import type { Argv } from 'yargs';
-import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
+import { defaultDataDir } from '../report/config.js';
+import { debuggerPort, PORT_FLAG_HELP, portFlagProblem } from './debugger-port.js';
 
 /** Parsed `mcp` flags. */
 export interface McpFlags {
-  port: number;
+  /** Undefined when not given: GRAPHMIND_URL's port, else 4747 (see debugger-port.ts). */
+  port?: number;
   'data-dir'?: string;
   'allow-control': boolean;
 }
@@ -12,11 +14,12 @@ export interface McpFlags {
 export function mcpFlags(yargs: Argv): Argv<McpFlags> {
   return yargs
     .usage('graphmind mcp [--port N] [--data-dir D] [--allow-control]\n\nServe the debugger\'s recorded runs to an assistant as an MCP server over stdio.')
-    .option('port', { type: 'number', default: DEFAULT_PORT, describe: 'Port of the graphmind serve to read from (when one runs)' })
+    .option('port', { type: 'number', describe: PORT_FLAG_HELP })
     .option('data-dir', { type: 'string', describe: 'Where the token and the run logs are (default: GRAPHMIND_DATA_DIR or ~/.graphmind)' })
     .option('allow-control', { type: 'boolean', default: false, describe: 'Also offer decide_hold and set_breakpoints (the assistant can then rewrite tool results)' })
     .check((argv) => {
-      if (!Number.isInteger(argv.port) || argv.port < 1 || argv.port > 65535) throw new Error('--port must be a port number (1-65535)');
+      const portProblem = portFlagProblem(argv.port);
+      if (portProblem !== undefined) throw new Error(portProblem);
       if (argv['data-dir'] !== undefined && argv['data-dir'] === '') throw new Error('--data-dir must not be empty');
       return true;
     }) as unknown as Argv<McpFlags>;
@@ -27,7 +30,8 @@ export function mcpFlags(yargs: Argv): Argv<McpFlags> {
  * Stdout carries the protocol and nothing else: diagnostics go to stderr,
  * and so does anything printed with console.log/info/debug.
  */
-export async function runMcpCommand(flags: McpFlags, version: string): Promise<void> {
+export async function runMcpCommand(parsed: McpFlags, version: string): Promise<void> {
+  const flags = { ...parsed, port: debuggerPort('graphmind mcp', parsed.port) };
   const toStderr = (...args: unknown[]): void => console.error(...args);
   console.log = toStderr;
   console.info = toStderr;

@@ -2,6 +2,7 @@ import type { Argv } from 'yargs';
 import { runProxy } from '../proxy/run-proxy.js';
 import { createStderrSink } from '../proxy/stderr-sink.js';
 import { EXIT_USAGE, PROXY_FLAG_DEFAULTS, proxyFlagsProblem, watchList, type ProxyFlags } from './proxy-flags.js';
+import { PORT_FLAG_HELP } from './debugger-port.js';
 import { proxyRecipe } from './recipe.js';
 
 export { EXIT_USAGE, type ProxyFlags };
@@ -48,8 +49,7 @@ export function proxyFlags(yargs: Argv): Argv<ProxyFlags> {
     .option('port', {
       type: 'number',
       requiresArg: true,
-      default: PROXY_FLAG_DEFAULTS.port,
-      describe: 'Port of the graphmind debugger to report to',
+      describe: PORT_FLAG_HELP,
     })
     .option('watch', {
       type: 'string',

@@ -4,7 +4,7 @@
 // plain forms of those flags and answers "not mine" for everything else, so
 // that yargs still handles help, version, odd forms and every error message.
 import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
-import { DEFAULT_PORT } from '../report/config.js';
+import { portFlagProblem } from './debugger-port.js';
 
 /** Exit code for a usage problem (no command, a bad flag value). */
 export const EXIT_USAGE = 2;
@@ -15,7 +15,8 @@ export interface ProxyFlags {
   'wait-for-attach': boolean;
   'inherit-stderr': boolean;
   'max-frame-bytes': number;
-  port: number;
+  /** Undefined when not given: the reporter's rule decides (GRAPHMIND_URL, else 4747; see debugger-port.ts). */
+  port?: number;
   /** Where the debugger's token is (`graphmind serve --data-dir`); undefined: GRAPHMIND_DATA_DIR, else ~/.graphmind. */
   'data-dir': string | undefined;
   /** Files and folders whose change restarts the server, comma-separated; undefined: none. */
@@ -28,7 +29,7 @@ export const PROXY_FLAG_DEFAULTS: Readonly<ProxyFlags> = Object.freeze({
   'wait-for-attach': false,
   'inherit-stderr': false,
   'max-frame-bytes': DEFAULT_MAX_FRAME_BYTES,
-  port: DEFAULT_PORT,
+  port: undefined,
   'data-dir': undefined,
   watch: undefined,
 });
@@ -43,9 +44,7 @@ export function proxyFlagsProblem(flags: Pick<ProxyFlags, 'max-frame-bytes' | 'p
   if (flags.watch !== undefined && watchList(flags.watch).length === 0) return '--watch must name a file or folder';
   const size = flags['max-frame-bytes'];
   if (!Number.isSafeInteger(size) || size < 1) return '--max-frame-bytes must be a positive whole number of bytes';
-  const port = flags.port;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return '--port must be a port number (1-65535)';
-  return undefined;
+  return portFlagProblem(flags.port);
 }
 
 type BooleanFlag = 'trace' | 'wait-for-attach' | 'inherit-stderr';

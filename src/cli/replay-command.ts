@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
-import { DEFAULT_PORT, defaultDataDir } from '../report/config.js';
+import { defaultDataDir } from '../report/config.js';
+import { debuggerPort, PORT_FLAG_HELP, portFlagProblem } from './debugger-port.js';
 import { RUN_ID_PATTERN } from '../protocol/run-model.js';
 import { EXIT_USAGE } from './proxy-flags.js';
 import type { RepeatMode } from '../replay/answer-queue.js';
@@ -13,7 +14,8 @@ export interface ReplayFlags {
   repeat: RepeatMode;
   'on-miss': 'error' | 'hang';
   'as-sent-by-server': boolean;
-  port: number;
+  /** Undefined when not given: GRAPHMIND_URL's port, else 4747 (see debugger-port.ts). */
+  port?: number;
   'data-dir'?: string;
 }
 
@@ -26,12 +28,13 @@ export function replayFlags(yargs: Argv): Argv<ReplayFlags> {
     .option('repeat', { choices: ['error', 'last', 'cycle'] as const, default: 'error' as const, describe: "What answers a request whose recorded answers were all used" })
     .option('on-miss', { choices: ['error', 'hang'] as const, default: 'error' as const, describe: 'A request with no recorded answer: a -32096 error, or no answer at all' })
     .option('as-sent-by-server', { type: 'boolean', default: false, describe: 'Answer with what the server sent, not what the host received (before the debugger changed it)' })
-    .option('port', { type: 'number', default: DEFAULT_PORT, describe: 'Port of the graphmind serve to read a run id from (when one runs)' })
+    .option('port', { type: 'number', describe: PORT_FLAG_HELP })
     .option('data-dir', { type: 'string', describe: 'Where the token and the run logs are (default: GRAPHMIND_DATA_DIR or ~/.graphmind)' })
     .check((argv) => {
       if (typeof argv.run !== 'string' || argv.run === '') throw new Error('give a run id, a run log file or a cassette');
       if (argv.http !== undefined && (!Number.isInteger(argv.http) || argv.http < 0 || argv.http > 65535)) throw new Error('--http must be a port number (0-65535, 0 for a free one)');
-      if (!Number.isInteger(argv.port) || argv.port < 1 || argv.port > 65535) throw new Error('--port must be a port number (1-65535)');
+      const portProblem = portFlagProblem(argv.port);
+      if (portProblem !== undefined) throw new Error(portProblem);
       if (argv['data-dir'] !== undefined && argv['data-dir'] === '') throw new Error('--data-dir must not be empty');
       return true;
     }) as unknown as Argv<ReplayFlags>;
@@ -60,7 +63,7 @@ export async function runReplayCommand(flags: ReplayFlags): Promise<void> {
     loaded = loadRun(flags.run);
   } else {
     const { findRunLog } = await import('./run-log-source.js');
-    const source = await findRunLog(flags.run, flags.port, flags['data-dir'] ?? defaultDataDir());
+    const source = await findRunLog(flags.run, debuggerPort('graphmind replay', flags.port), flags['data-dir'] ?? defaultDataDir());
     if (!source.ok) return fail(source.line);
     what = `run ${flags.run}`;
     loaded = 'body' in source ? loadRunFromBytes(source.body, flags.run) : loadRun(source.file, flags.run);

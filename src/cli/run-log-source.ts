@@ -28,6 +28,8 @@ export async function findRunLog(runId: string, port: number, dataDir: string): 
     return { ok: true, body: answer.body, from: `the debugger on 127.0.0.1:${port}` };
   } catch (error) {
     if (!(error instanceof DebuggerUnavailable)) return { ok: false, line: error instanceof Error ? error.message : String(error) };
+    // A debugger of another token answers: its runs are not the data directory's.
+    if (error.reason === 'other-token') return { ok: false, line: error.message };
     const file = join(dataDir, 'runs', `${runId}.jsonl`);
     if (!existsSync(file)) return { ok: false, line: `no run ${runId} in ${dataDir} (${error.message}, so the data directory was read)` };
     return { ok: true, file, from: dataDir };

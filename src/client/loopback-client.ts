@@ -12,27 +12,48 @@
  * (`GET /api/identity`, control API security rule 12): the token goes only
  * to a listener that does.
  *
- * Nothing answering, no token, a listener that cannot prove it is the
- * debugger (an `impostor`), or the token refused is
- * {@link DebuggerUnavailable} (the commands then read or write the data
- * directory instead); a connection that breaks, an answer too large or
- * too slow is a {@link LoopbackError}.
+ * Nothing answering, a listener that cannot prove it is the debugger (an
+ * `impostor`), or a debugger that holds another token (or we have none)
+ * is {@link DebuggerUnavailable}, with its {@link UnavailableReason}: the
+ * commands read the data directory instead only when nothing answers or
+ * an impostor does, never when a debugger of another token does. A
+ * refused token's message names where ours was read and, when one of the
+ * token files this user can read proves to be the debugger's (checked
+ * with the same proof, nothing sent), that one; a connection that breaks,
+ * an answer too large or too slow is a {@link LoopbackError}.
  *
  * @module
  */
 import { request } from 'node:http';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { isObject } from '../json/is-object.js';
-import { readToken } from '../report/config.js';
+import { defaultDataDir, readToken } from '../report/config.js';
 import { NOT_LISTENING, proveDebugger } from '../report/prove-debugger.js';
 import { somethingElseAnswers } from '../relay/messages.js';
 
 /**
+ * Why there is no debugger to talk to: `absent` (nothing listens on the
+ * port), `impostor` (something that could not prove it is the debugger),
+ * `other-token` (a debugger that holds another token than ours, or we
+ * have none: most likely a `graphmind serve` of another data directory).
+ */
+export type UnavailableReason = 'absent' | 'impostor' | 'other-token';
+
+/**
  * No debugger to talk to: nothing listens on its port, or what listens
- * refused our token, or there is no token. Readers of runs then fall back
- * to the data directory; the controls report it as an error.
+ * could not prove it is the debugger, or it holds another token. Readers
+ * of runs fall back to the data directory unless a debugger of another
+ * token answered; the controls report it as an error.
  */
 export class DebuggerUnavailable extends Error {
   override readonly name = 'DebuggerUnavailable';
+
+  /** Why (see {@link UnavailableReason}). */
+  get reason(): UnavailableReason {
+    if (this.impostor) return 'impostor';
+    return this.refused ? 'other-token' : 'absent';
+  }
 
   /**
    * @param refused - something answered but turned us away (401/403) or could not prove it is our debugger, rather than nothing answering
@@ -134,13 +155,9 @@ export class LoopbackClient {
 
   /** Send `call` to the first address that answers; {@link DebuggerUnavailable} when none does or the token is refused. */
   async request(call: LoopbackRequest): Promise<LoopbackAnswer> {
+    // Without a token the check still runs: a debugger that answers is then told apart from nothing at all.
     const token = readToken(this.#dataDir, this.#env);
-    if (token === undefined) {
-      const hint = this.#command === undefined ? '' : ': is graphmind serve running with this data directory?';
-      throw new DebuggerUnavailable(false, `no debugger token (no GRAPHMIND_TOKEN and no ${this.#dataDir}/token)${hint}`);
-    }
     const order = this.#preferred === 0 ? [0, 1] : [1, 0];
-    const hint = this.#command === undefined ? '' : `; give ${this.#command} that --data-dir, or set GRAPHMIND_TOKEN`;
     for (const index of order) {
       // The token goes only to a listener that proves it holds it: one check per request, since the debugger may have gone and something else come.
       const host = (ADDRESSES[index] as (typeof ADDRESSES)[number]).host;
@@ -148,17 +165,41 @@ export class LoopbackClient {
       if (identity === 'absent') continue;
       this.#preferred = index;
       if (identity === 'impostor') throw new DebuggerUnavailable(true, `${somethingElseAnswers(this.#port)}; not sending it the token`, true);
-      if (identity === 'other-token') {
-        throw new DebuggerUnavailable(true, `the debugger on port ${this.#port} refused our token (it proves it holds another one): it uses another data directory than ${this.#dataDir}${hint}`);
-      }
+      if (identity === 'other-token' || token === undefined) throw await this.#refused(host, token, 'it proves it holds another one');
       const answer = await this.#send(index, call, token);
       if (answer === undefined) continue;
-      if (answer.status === 401 || answer.status === 403) {
-        throw new DebuggerUnavailable(true, `the debugger on port ${this.#port} refused our token (HTTP ${answer.status}): it uses another data directory than ${this.#dataDir}${hint}`);
-      }
+      if (answer.status === 401 || answer.status === 403) throw await this.#refused(host, token, `HTTP ${answer.status}`);
       return answer;
     }
     throw new DebuggerUnavailable(false, `no debugger answers on 127.0.0.1:${this.#port}`);
+  }
+
+  /** The refusal of our token, in one line: where ours came from, and whose the debugger holds when a token file we can read proves it. */
+  async #refused(host: string, token: string | undefined, how: string): Promise<DebuggerUnavailable> {
+    const fromEnv = this.#env.GRAPHMIND_TOKEN !== undefined && this.#env.GRAPHMIND_TOKEN !== '';
+    const ours = token === undefined ? `we have none (no GRAPHMIND_TOKEN and no ${join(this.#dataDir, 'token')})` : `we read ours from ${fromEnv ? 'GRAPHMIND_TOKEN' : join(this.#dataDir, 'token')}`;
+    const theirs = await this.#whoseToken(host, fromEnv);
+    const it = theirs === undefined ? 'it uses another token (another --data-dir?)' : `it uses the one in ${join(theirs, 'token')} (--data-dir ${theirs})`;
+    const hint = this.#command === undefined ? '' : `; give ${this.#command} that --data-dir, or set GRAPHMIND_TOKEN`;
+    return new DebuggerUnavailable(true, `the debugger on port ${this.#port} refused our token (${how}): ${ours}, and ${it}${hint}`);
+  }
+
+  /**
+   * The data directory whose token file the debugger holds, among those
+   * this user would have meant (GRAPHMIND_DATA_DIR's, ~/.graphmind, ours
+   * when the token came from GRAPHMIND_TOKEN): each is checked with the
+   * identity proof, so no token is sent and the debugger tells nothing.
+   */
+  async #whoseToken(host: string, fromEnv: boolean): Promise<string | undefined> {
+    const dirs = new Set([defaultDataDir(this.#env), join(homedir(), '.graphmind')]);
+    if (fromEnv) dirs.add(this.#dataDir);
+    else dirs.delete(this.#dataDir);
+    for (const dir of dirs) {
+      const token = readToken(dir, {});
+      if (token === undefined) continue;
+      if ((await proveDebugger({ host, port: this.#port, token, timeoutMs: Math.min(this.#timeoutMs, PROVE_TIMEOUT_MS) })) === 'proven') return dir;
+    }
+    return undefined;
   }
 
   /** One request to one address; undefined when nothing listens there. */

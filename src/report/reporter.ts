@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type WebSocket from 'ws';
-import { DEFAULT_PORT, defaultDataDir } from './config.js';
+import { debuggerAddress, defaultDataDir } from './config.js';
 import type { CompletedRun } from './completed-run.js';
 import { deferredBytes } from './deferred.js';
 import { encodeBatch } from './encode-batch.js';
@@ -90,9 +90,10 @@ export class Reporter extends EventEmitter {
   constructor(options: ReporterOptions = {}) {
     super();
     const env = options.env ?? process.env;
-    const url = options.url ?? env.GRAPHMIND_URL;
-    const target = url !== undefined && url !== '' ? parseIngestUrl(url) : undefined;
-    this.port = target?.port ?? options.port ?? DEFAULT_PORT;
+    // The one rule (config.ts): url option, else port option, else GRAPHMIND_URL, else 4747.
+    const address = debuggerAddress({ port: options.port, url: options.url }, env);
+    const target = address.url === undefined ? undefined : parseIngestUrl(address.url);
+    this.port = address.port;
     this.dataDir = options.dataDir ?? defaultDataDir(env);
     this.#maxBuffered = options.maxBufferedEvents ?? DEFAULT_MAX_BUFFERED_EVENTS;
     this.#maxInFlight = options.maxInFlightBytes ?? 4 * 1024 * 1024;
