@@ -90,7 +90,34 @@ const CASES: ReadonlyArray<{ name: string; runs: Run[]; expect: string[] }> = [
         call('mcp_5', 'tool:crawl', 40_000, 4_999),
       ]),
     ],
-    expect: ['slow_call slow tool:crawl mcp_3 x2 [mcp_3,mcp_4]: took 5.0 s (the threshold is 5.0 s)'],
+    expect: ['slow_call slow tool:crawl mcp_3 x2 [mcp_3,mcp_4]: the server took 5.0 s (the threshold is 5.0 s)'],
+  },
+  {
+    name: 'slow by server time: time held at breakpoints is the debugger\'s (issue 30)',
+    runs: [
+      run('held', [
+        // Held 60 s at a breakpoint, answered in 100 ms: not slow.
+        call('mcp_3', 'tool:crawl', 10, 60_100, { heldMs: 60_000 }),
+        // Held 1 s, the server took 6 s: slow, and says the held time apart.
+        call('mcp_4', 'tool:crawl', 70_000, 7_000, { heldMs: 1_000 }),
+      ]),
+    ],
+    expect: ['slow_call held tool:crawl mcp_4 x1 [mcp_4]: the server took 6.0 s (the threshold is 5.0 s); held 1.0 s more by the debugger'],
+  },
+  {
+    name: 'an answer the debugger made is its own row, never the server\'s failure (issue 30)',
+    runs: [
+      run('changed', [
+        failed(call('mcp_3', 'tool:fail', 10, 2_000, { heldMs: 1_990, changed: { action: 'abort', gate: 'before', by: 'viewer', at: at(2_010), holdId: 'hold_1' } }), 'Aborted', 'aborted', { code: -32099 }),
+        call('mcp_4', 'tool:fail', 3_000, 20, {
+          changed: { action: 'inject', gate: 'after', by: 'graphmind mcp', at: at(3_020), holdId: 'hold_2', server: { status: 'error', endedAt: at(3_010), error: { name: 'ToolError', message: 'real failure' } } },
+        }),
+      ]),
+    ],
+    expect: [
+      'debugger_changed changed tool:fail mcp_3 x1 [mcp_3]: aborted by viewer: the output is the debugger\'s: the server never answered this call',
+      "debugger_changed changed tool:fail mcp_4 x1 [mcp_4]: injected by graphmind mcp (replaced the server's answer): the output is the debugger's, not the server's (the server's own answer is in serverAnswer)",
+    ],
   },
   {
     name: 'open calls: waiting in a running run, never answered in an ended one',

@@ -13,21 +13,7 @@ import type { Instance, InstanceError, NodeStatus } from '../protocol/run-model.
 import type { RunEvent } from '../protocol/ingest.js';
 import { isObject } from '../json/is-object.js';
 
-/** The meta key under which the server lists who decided each hold (see {@link decisionsOf}). */
-export const DECISIONS_META_KEY = 'decisions';
-
-/** Most decisions the server lists in a run's meta; older ones are dropped first. */
-export const MAX_DECISIONS = 1000;
-
-/** Who decided a hold, as the server recorded it when the decision came (`POST /api/holds/:holdId`). */
-export interface DecisionRecord {
-  holdId: string;
-  action: HoldAction;
-  /** `viewer`, `api`, `graphmind mcp`, or what the caller named itself. */
-  by: string;
-  /** ISO 8601. */
-  at: string;
-}
+export { DECISIONS_META_KEY, MAX_DECISIONS, decisionsOf, decisionsReader, withDecision, type DecisionRecord } from '../protocol/decisions.js';
 
 /** One hold of a call, from its `hold.opened` to its `hold.released`. */
 export interface HoldRecord {
@@ -172,47 +158,4 @@ export class RunFacts {
     if (open <= 0) this.#open.delete(instanceId);
     else this.#open.set(instanceId, open);
   }
-}
-
-/** The decisions a run's meta lists ({@link DECISIONS_META_KEY}), by hold id; malformed entries are skipped. */
-export function decisionsOf(meta: Record<string, unknown>): Map<string, DecisionRecord> {
-  const out = new Map<string, DecisionRecord>();
-  const list = meta[DECISIONS_META_KEY];
-  if (!Array.isArray(list)) return out;
-  for (const item of list) {
-    if (!isObject(item)) continue;
-    const { holdId, action, by, at } = item;
-    if (typeof holdId !== 'string' || typeof action !== 'string' || typeof by !== 'string' || typeof at !== 'string') continue;
-    out.set(holdId, { holdId, action: action as HoldAction, by, at });
-  }
-  return out;
-}
-
-/**
- * {@link decisionsOf} for a run read as it goes: the meta's list is read
- * again only when a decision replaced it (each `run.meta` makes a new one).
- */
-export function decisionsReader(): (meta: Record<string, unknown>) => ReadonlyMap<string, DecisionRecord> {
-  let from: unknown;
-  let decisions: ReadonlyMap<string, DecisionRecord> = new Map();
-  return (meta) => {
-    const list = meta[DECISIONS_META_KEY];
-    if (list !== from) {
-      from = list;
-      decisions = decisionsOf(meta);
-    }
-    return decisions;
-  };
-}
-
-/**
- * The meta that records one more decision: the run's list with `decision`
- * appended (the newest {@link MAX_DECISIONS} kept). The server appends it
- * to the run as a `run.meta` event of its own (sequence 0), so the run's
- * log says who decided what, for exports made later from that log.
- */
-export function withDecision(meta: Record<string, unknown>, decision: DecisionRecord): Record<string, unknown> {
-  const list = Array.isArray(meta[DECISIONS_META_KEY]) ? (meta[DECISIONS_META_KEY] as unknown[]) : [];
-  const next = [...list, decision];
-  return { [DECISIONS_META_KEY]: next.length > MAX_DECISIONS ? next.slice(next.length - MAX_DECISIONS) : next };
 }

@@ -9,10 +9,11 @@ import { isObject } from '../json/is-object.js';
 import type { Instance, InstanceError, Run } from '../protocol/run-model.js';
 import { capText, preview } from './cap.js';
 import { PREVIEW_CHARS, SUMMARY_CHARS } from './limits.js';
-import { durationMs } from './run-views.js';
+import { callTimes } from '../protocol/call-times.js';
+import { changeView } from './call-change.js';
 
 /** The kinds of problem, in the order a run's problems are listed: what explains the rest first. */
-export const PROBLEM_KINDS = ['spawn_failure', 'early_exit', 'server_exit', 'failed_call', 'unanswered', 'stdout_noise', 'slow_call', 'dropped_events'] as const;
+export const PROBLEM_KINDS = ['spawn_failure', 'early_exit', 'server_exit', 'debugger_changed', 'failed_call', 'unanswered', 'stdout_noise', 'slow_call', 'dropped_events'] as const;
 
 /** One of {@link PROBLEM_KINDS}. */
 export type ProblemKind = (typeof PROBLEM_KINDS)[number];
@@ -97,8 +98,18 @@ function callProblem(run: Run, instance: Instance, options: FindProblemsOptions,
     add('unanswered', 'open', instance, () => 'never answered: the run ended with this call open');
     return;
   }
-  const ms = durationMs(instance.startedAt, instance.endedAt);
-  if (ms !== null && ms >= options.slowMs) add('slow_call', '', instance, () => `took ${seconds(ms)} (the threshold is ${seconds(options.slowMs)})`);
+  // The server's time: a call held at a breakpoint is the debugger's doing, not the server's slowness.
+  const { serverMs, heldMs } = callTimes(instance);
+  if (serverMs !== null && serverMs >= options.slowMs) {
+    add('slow_call', '', instance, () => `the server took ${seconds(serverMs)} (the threshold is ${seconds(options.slowMs)})${heldMs > 0 ? `; held ${seconds(heldMs)} more by the debugger` : ''}`);
+  }
+}
+
+/** A call whose answer the debugger injected or aborted: what the host got was not the server's. */
+function changedProblem(instance: Instance, add: AddProblem): void {
+  const view = changeView(instance);
+  if (view === null) return;
+  add('debugger_changed', `${view.action}\u0000${view.by}`, instance, () => view.summary);
 }
 
 /** The run-wide problem of events dropped by the reporter, if there were any. */
@@ -144,7 +155,10 @@ export function runProblems(run: Run, options: FindProblemsOptions): Problem[] {
   let noiseTotal: number | undefined;
   for (const instance of run.instances) {
     if (instance.nodeId === 'mcp:protocol') noiseTotal = stdoutNoiseCount(instance.output) ?? noiseTotal;
-    if (instance.status === 'error' && instance.error !== undefined) errorProblem(instance, instance.error, add);
+    // An answer the debugger made or an abort it chose is said as such, never as the server's failure or output.
+    const change = instance.changed;
+    if (change !== undefined && change.action !== 'retry') changedProblem(instance, add);
+    else if (instance.status === 'error' && instance.error !== undefined) errorProblem(instance, instance.error, add);
     else callProblem(run, instance, options, add);
   }
 

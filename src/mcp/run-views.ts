@@ -8,6 +8,7 @@
  */
 import type { GraphNode, Instance, LogLine, NodeKind, NodeStatus, Run, Status } from '../protocol/run-model.js';
 import { capText, capValue, preview } from './cap.js';
+import { changeView, timeSplit, type ChangeView, type TimeSplit } from './call-change.js';
 import { CALL_LOG_LINES, MESSAGE_CHARS, META_CHARS, PREVIEW_CHARS, RUN_ERRORS, RUN_LOG_TAIL, RUN_NODES, TAIL_LINE_CHARS } from './limits.js';
 
 /** Milliseconds from `startedAt` to `endedAt`; null while open (or for times that do not parse). */
@@ -189,8 +190,8 @@ export function runOverview(run: Run): RunOverview {
   };
 }
 
-/** An execution in a list: ids, status, timing, and previews of its values. */
-export interface CallRow {
+/** An execution in a list: ids, status, timing (split, see {@link TimeSplit}), what the debugger changed, and previews of its values. */
+export interface CallRow extends TimeSplit {
   instanceId: string;
   nodeId: string;
   status: NodeStatus;
@@ -202,6 +203,8 @@ export interface CallRow {
   output?: string;
   /** The error, its message previewed; null when it did not fail. */
   error: { name: string; message: string; code: number | null } | null;
+  /** What the debugger did to the call (an injected answer, an abort, a retry); null when its answer is the server's own, untouched. */
+  changed: ChangeView | null;
 }
 
 /** list_calls' row of an instance. */
@@ -213,7 +216,9 @@ export function callRow(instance: Instance): CallRow {
     startedAt: instance.startedAt,
     endedAt: instance.endedAt,
     durationMs: durationMs(instance.startedAt, instance.endedAt),
+    ...timeSplit(instance),
     error: null,
+    changed: changeView(instance),
   };
   if (instance.error !== undefined) {
     const { name, message, code } = errorRow(instance);
@@ -225,7 +230,7 @@ export function callRow(instance: Instance): CallRow {
 }
 
 /** One execution whole, each value capped: get_call's view. */
-export interface CallDetail {
+export interface CallDetail extends TimeSplit {
   instanceId: string;
   nodeId: string;
   nodeKind: NodeKind | null;
@@ -239,6 +244,8 @@ export interface CallDetail {
   /** The answer's result (capped); absent when none was recorded. */
   output?: unknown;
   error: { name: string; message: string; code: number | null; data?: unknown } | null;
+  /** What the debugger did to the call, with the server's own answer it replaced; null when the output is the server's, untouched. */
+  changed: ChangeView | null;
   /** Each value that was cut, and by how many characters. */
   truncated: Array<{ field: string; more: number }>;
   /** Log lines that arrived while it ran (at most {@link CALL_LOG_LINES}), and how many there were. */
@@ -263,7 +270,9 @@ export function callDetail(run: Run, instance: Instance, maxChars: number): Call
     startedAt: instance.startedAt,
     endedAt: instance.endedAt,
     durationMs: durationMs(instance.startedAt, instance.endedAt),
+    ...timeSplit(instance),
     error: null,
+    changed: changeView(instance, maxChars),
     truncated,
     logsDuring: logsDuring(run.logs, instance),
   };

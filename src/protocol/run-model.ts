@@ -191,6 +191,55 @@ export interface InstanceAttempt {
   retriedAt: string;
 }
 
+/**
+ * The server's own answer to a call whose answer the debugger replaced
+ * (an inject or an abort at an after or error gate): what the server said,
+ * which the requester never got. Kept in {@link InstanceChange.server}.
+ */
+export interface ServerAnswer {
+  /** How the server's answer ended the call: `ok`, or `error` (a JSON-RPC error, an `isError` result). */
+  status: 'ok' | 'error';
+  /** Its output, as recorded. */
+  output?: unknown;
+  /** Its error, as recorded. */
+  error?: InstanceError;
+  /** When it arrived (ISO 8601). */
+  endedAt: string;
+}
+
+/**
+ * What the debugger did to a call: the last decision that changed it
+ * (see {@link Instance.changed}).
+ */
+export interface InstanceChange {
+  /**
+   * `inject`: the answer the requester got was made in the debugger;
+   * `abort`: the debugger answered with an error (-32099) or dropped a
+   * notification; `retry`: the request was sent again and the answer kept
+   * is the server's second one (the first is in {@link Instance.attempts}).
+   */
+  action: 'inject' | 'abort' | 'retry';
+  /**
+   * The gate it was decided at: `before` (the server never got the
+   * request), `after` or `error` (the server's answer was replaced, see
+   * `server`). Absent when the replay did not see the hold open (a copy of
+   * the run fetched while it was held).
+   */
+  gate?: 'before' | 'after' | 'error';
+  /**
+   * Who decided: `viewer`, `api`, `graphmind mcp`, or what the caller named
+   * itself in the decision's `by`; `unknown` when the server did not record
+   * it (a run imported from a log of an older version).
+   */
+  by: string;
+  /** When the decision was carried out (ISO 8601): the `hold.released` event's time. */
+  at: string;
+  /** The hold it was decided on. */
+  holdId: string;
+  /** The server's own answer, when the decision replaced one (an inject or abort at an after or error gate). */
+  server?: ServerAnswer;
+}
+
 /** One execution of a node. */
 export interface Instance {
   /** The execution's id, unique in the run. For the proxy, a per-session counter: `mcp_1`, `mcp_2`, … */
@@ -246,6 +295,20 @@ export interface Instance {
    * whose time is `endedAt`). An extension, like `attempts`.
    */
   deliveredAt?: string;
+  /**
+   * What the debugger changed: set when a decision at a gate injected the
+   * answer, aborted the call or sent it again; absent when the requester
+   * got the server's own answer untouched. Exports, the viewer and
+   * `graphmind mcp` all read this one field. An extension, like `attempts`.
+   */
+  changed?: InstanceChange;
+  /**
+   * Milliseconds the call's frames were held at gates (before, after and
+   * error), summed over holds that were let go: the debugger's time, not
+   * the server's (see `callTimes` in protocol/call-times). Absent when the
+   * call was never held. An extension, like `attempts`.
+   */
+  heldMs?: number;
 }
 
 /** A log line attached to a node. */

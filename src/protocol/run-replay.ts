@@ -6,10 +6,22 @@
  * @module
  */
 import { setOwn } from '../json/set-own.js';
-import type { GraphNode, Instance, InstanceAttempt, InstanceError, LogLine, NodeStatus, RunSummary } from './run-model.js';
-import type { HoldAction } from './control.js';
+import type { GraphNode, Instance, InstanceAttempt, InstanceError, LogLine, NodeStatus, RunSummary, ServerAnswer } from './run-model.js';
+import type { GatePoint, HoldAction } from './control.js';
+import { decisionOf } from './decisions.js';
 import type { NodeDeclaration, RunEvent, RunStartedEvent } from './ingest.js';
 import { InstanceIndex } from './instance-index.js';
+
+/** A frame held right now, as its `hold.opened` said. */
+interface OpenHold {
+  /** The call it belongs to. */
+  instanceId: string;
+  gate: GatePoint;
+  /** When it opened, ms. */
+  t: number;
+  /** The server's answer a decision replaced, once one did (see `#replacing`). */
+  server?: ServerAnswer;
+}
 
 /** A node with its executions and their counts. */
 export interface NodeEntry {
@@ -91,8 +103,8 @@ export class RunReplay {
   readonly instances: Instance[] = [];
   readonly byId = new InstanceIndex<Instance>();
   readonly logs: LogLine[] = [];
-  /** Answers held right now (after and error gates): hold id → the instance they answer. */
-  readonly #heldAnswers = new Map<string, string>();
+  /** Frames held right now, by hold id: what each holds (see {@link OpenHold}). */
+  readonly #held = new Map<string, OpenHold>();
 
   constructor(summary: RunSummary) {
     this.summary = summary;
@@ -140,9 +152,9 @@ export class RunReplay {
         this.droppedEvents += event.count;
         return true;
       case 'hold.opened':
-        // Holds are live state (the server's hold registry); a run keeps them as history,
-        // and an answer held on its way to the requester reached it only when let go.
-        if (event.gate !== 'before') this.#heldAnswers.set(event.holdId, event.instanceId);
+        // Holds are live state (the server's hold registry); a run keeps them as history:
+        // the time held, the answer a decision replaced, and when a held answer reached the requester.
+        if (!this.#held.has(event.holdId)) this.#held.set(event.holdId, { instanceId: event.instanceId, gate: event.gate, t: event.t });
         return true;
       case 'hold.released':
         return this.#released(event.holdId, event.action, event.t);
@@ -235,16 +247,42 @@ export class RunReplay {
     return true;
   }
 
-  /** A hold was let go: an answer held on its way to the requester reached it only now, if it went on as it came. */
+  /**
+   * A hold was let go: its time is the debugger's, a decision that changed
+   * the call is said on it (with who made it, from the server's
+   * `decisions` meta, and the server's answer it replaced), and an answer
+   * held on its way to the requester reached it only now, if it went on as
+   * it came.
+   */
   #released(holdId: string, action: HoldAction, t: number): boolean {
-    const instanceId = this.#heldAnswers.get(holdId);
-    if (instanceId === undefined) return true;
-    this.#heldAnswers.delete(holdId);
-    const instance = this.byId.get(instanceId);
+    const hold = this.#held.get(holdId);
+    this.#held.delete(holdId);
+    const instance = this.byId.get(hold?.instanceId ?? '');
+    if (hold === undefined || instance === undefined) return true;
     const at = isoTime(t);
-    // Continued: the answer as it came went on now. (A decision that replaced it ended the call at its own time.)
-    if (action === 'continue' && instance !== undefined && instance.endedAt !== null && instance.endedAt < at) instance.deliveredAt = at;
+    if (t > hold.t) instance.heldMs = (instance.heldMs ?? 0) + (t - hold.t);
+    if (action === 'continue') {
+      // Continued: the answer as it came went on now. (A decision that replaced it ended the call at its own time.)
+      if (hold.gate !== 'before' && instance.endedAt !== null && instance.endedAt < at) instance.deliveredAt = at;
+      return true;
+    }
+    const by = decisionOf(this.meta, holdId)?.by ?? 'unknown';
+    instance.changed = { action, gate: hold.gate, by, at, holdId };
+    if (hold.server !== undefined && action !== 'retry') instance.changed.server = hold.server;
     return true;
+  }
+
+  /** The answer a later end replaces (a decision at an after gate): kept on the hold that holds it, for {@link #released}. */
+  #replacing(instance: Instance): void {
+    if (instance.endedAt === null || instance.status === 'open') return;
+    for (const hold of this.#held.values()) {
+      if (hold.instanceId !== instance.instanceId || hold.gate === 'before' || hold.server !== undefined) continue;
+      const server: ServerAnswer = { status: instance.status, endedAt: instance.endedAt };
+      if (instance.output !== undefined) server.output = instance.output;
+      if (instance.error !== undefined) server.error = instance.error;
+      hold.server = server;
+      return;
+    }
   }
 
   #start(instanceId: string, node: NodeDeclaration, input: unknown, t: number): boolean {
@@ -287,6 +325,7 @@ export class RunReplay {
     const entry = this.nodes.get(instance.nodeId) as NodeEntry;
     const ended = instance.status !== 'open';
     if (!ended) entry.open--;
+    else this.#replacing(instance);
     if (instance.status === 'error') entry.errors--;
     // A later end replaces the earlier one whole (a decision at the after
     // gate: an injected error or an abort took the place of the answer, and

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { withDecision } from '../export/run-facts.js';
+import { withDecision } from '../protocol/decisions.js';
 import type { OtlpStream } from '../export/otlp-stream.js';
 import type { Breakpoints, Hold, HoldAction } from '../protocol/control.js';
 import type { RunTransfer } from './export-routes.js';

@@ -67,6 +67,6 @@ export const api = {
     await call('POST', `${runPath(runId)}/restart`);
   },
   async decide(holdId: string, action: HoldAction, value?: unknown): Promise<void> {
-    await call('POST', `/api/holds/${encodeURIComponent(holdId)}`, action === 'inject' ? { action, value } : { action });
+    await call('POST', `/api/holds/${encodeURIComponent(holdId)}`, action === 'inject' ? { action, value, by: 'viewer' } : { action, by: 'viewer' });
   },
 };

@@ -3,6 +3,7 @@
 // client), how long it took as the client saw it, its JSON-RPC id when a
 // hold shows it, and why a hold holds.
 import type { Instance } from '../protocol/run-model.js';
+import { callTimes } from '../protocol/call-times.js';
 import type { Hold } from '../protocol/control.js';
 import { el } from './dom.js';
 import { duration, span } from './format.js';
@@ -24,19 +25,25 @@ export interface CallView {
   waitingSince: string | undefined;
   /** The answer reached the client later than it came: held at an after gate this long. */
   heldAnswer: number | undefined;
+  /** Time held at the debugger's gates (ms, 0 when never held): the debugger's, not the server's. */
+  heldMs: number;
+  /** The server's time (what the client waited less the time held); null when the server never answered. */
+  serverMs: number | null;
 }
 
 /** How `instance` is shown in `run`, held by `hold` or not. */
 export function callView(instance: Instance, run: RunModel | null, hold: Hold | undefined): CallView {
   const shown = shownState(instance.status, run);
   if (hold !== undefined) {
-    return { state: 'held', pillClass: 'status-held', hold, took: undefined, waitingSince: instance.startedAt, heldAnswer: undefined };
+    return { state: 'held', pillClass: 'status-held', hold, took: undefined, waitingSince: instance.startedAt, heldAnswer: undefined, heldMs: instance.heldMs ?? 0, serverMs: null };
   }
   const pillClass = `status-${instance.status}${shown === 'unfinished' ? ' unfinished' : ''}`;
-  if (instance.endedAt === null) return { state: shown, pillClass, hold, took: undefined, waitingSince: shown === 'open' ? instance.startedAt : undefined, heldAnswer: undefined };
+  const times = callTimes(instance);
+  const { heldMs, serverMs } = times;
+  if (instance.endedAt === null) return { state: shown, pillClass, hold, took: undefined, waitingSince: shown === 'open' ? instance.startedAt : undefined, heldAnswer: undefined, heldMs, serverMs };
   const end = instance.deliveredAt ?? instance.endedAt;
   const heldAnswer = instance.deliveredAt === undefined ? undefined : span(instance.endedAt, instance.deliveredAt);
-  return { state: shown, pillClass, hold, took: span(instance.startedAt, end), waitingSince: undefined, heldAnswer };
+  return { state: shown, pillClass, hold, took: span(instance.startedAt, end), waitingSince: undefined, heldAnswer, heldMs, serverMs };
 }
 
 /** `waiting 3.20 s`: the ticking time of a call the client still waits for. */
@@ -48,13 +55,16 @@ export function waitingText(ms: number): string {
 export function tookText(view: CallView): string {
   if (view.waitingSince !== undefined) return view.state === 'held' ? waitingText(span(view.waitingSince, null)) : `open ${duration(span(view.waitingSince, null))}`;
   if (view.state === 'unfinished') return 'unfinished';
-  return view.took === undefined ? '' : duration(view.took);
+  if (view.took === undefined) return '';
+  // Held time is the debugger's: the server's time first, the hold apart.
+  if (view.heldMs <= 0) return duration(view.took);
+  return `${view.serverMs === null ? 'no server' : duration(view.serverMs)} + ${duration(view.heldMs)} held`;
 }
 
 /** The tooltip of a call's duration: what it measures. */
 export function tookTitle(instance: Instance, view: CallView): string | undefined {
   if (view.took === undefined) return view.state === 'held' ? 'the client is still waiting: the call is held' : undefined;
-  const parts = ['from the request to the answer the client got'];
+  const parts = [view.heldMs > 0 ? `the client waited ${duration(view.took)} from the request to the answer it got: ${view.serverMs === null ? 'the server never answered' : `the server's time ${duration(view.serverMs)}`}, held ${duration(view.heldMs)} by the debugger` : 'from the request to the answer the client got'];
   if (view.heldAnswer !== undefined) parts.push(`the answer was held ${duration(view.heldAnswer)} at the gate`);
   const tries = instance.attempts?.length ?? 0;
   if (tries > 0) parts.push(`the request was sent ${tries + 1} times (Retry)`);

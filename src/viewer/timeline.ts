@@ -6,6 +6,7 @@
 // bar narrows it. Virtualised, and it follows the tail.
 import type { Instance } from '../protocol/run-model.js';
 import type { Hold } from '../protocol/control.js';
+import { changeText } from '../protocol/call-times.js';
 import { callView, holdBadge, requestIdChip, tookText, tookTitle, waitingText } from './call-state.js';
 import { clickable, el, setAttr, tickTimes } from './dom.js';
 import { callMatches, finding, isCall, logMatches, words, type FindQuery } from './find.js';
@@ -195,6 +196,8 @@ export class Timeline {
       const id = requestIdChip(hold);
       if (id !== null) text.append(' ', id);
       if (hold !== undefined) text.append(' ', el('span', { class: `held-badge${hold.givenUp === undefined ? '' : ' given-up'}`, text: holdBadge(hold), title: hold.givenUp }));
+      const change = changeText(instance);
+      if (change !== undefined) text.append(' ', el('span', { class: 'changed-badge', text: change, title: 'what the host got was decided in the debugger, not answered by the server as it came' }));
       const tries = instance.attempts?.length ?? 0;
       if (tries > 0) text.append(' ', el('span', { class: 'retried', text: `sent ${tries + 1}×`, title: `the request was sent ${tries + 1} times (Retry at the after gate)` }));
       if (instance.error !== undefined) text.append(' ', el('span', { class: 'tl-error', text: cut(instance.error.message, 200), title: instance.error.message }));

@@ -38,15 +38,16 @@ export const findProblemsTool = defineTool({
   name: 'find_problems',
   title: 'Find problems in recent runs',
   description:
-    'Find what went wrong in recent runs: failed calls (JSON-RPC errors, isError tool results, aborts), unanswered requests, stdout noise (non-JSON-RPC lines a server printed on the MCP wire), ' +
-    'servers that could not be started (spawn failures) or exited early, slow calls, and runs with dropped events. Alike problems (same run, node and error) are one row with a count and up to 5 instanceIds. ' +
+    'Find what went wrong in recent runs: failed calls (JSON-RPC errors, isError tool results), unanswered requests, stdout noise (non-JSON-RPC lines a server printed on the MCP wire), ' +
+    'calls the debugger changed (debugger_changed: an answer injected or an abort at a breakpoint, and who decided; that answer is not the server\'s), ' +
+    'servers that could not be started (spawn failures) or exited early, slow calls (by the server\'s time, not the time held at breakpoints), and runs with dropped events. Alike problems (same run, node and error) are one row with a count and up to 5 instanceIds. ' +
     `Each row has runId, nodeId and instanceId for get_run, list_calls and get_call. Looks at the ${RECENT_RUNS} newest runs, or at the runs started since "since" (at most ${MAX_RUNS}), or at one run (runId). ` +
     `The best first call for "why did my tool call fail?". Paged: ${DEFAULT_PAGE_ROWS} rows unless limit says otherwise. ${UNTRUSTED}`,
   args: argsOf({
     since: optional(text({ description: 'Only runs started since: an age (90s, 15m, 2h, 7d, 1w) or an ISO 8601 time.', maxLength: 64 })),
     runId: optional(runId('Only this run.')),
     kind: optional(oneOf(PROBLEM_KINDS, 'Only problems of this kind.')),
-    slowMs: integer({ description: `A call that took at least this many ms is slow (default ${SLOW_MS}).`, minimum: 1, maximum: 86_400_000, default: SLOW_MS }),
+    slowMs: integer({ description: `A call whose server took at least this many ms is slow (time held at breakpoints is not counted; default ${SLOW_MS}).`, minimum: 1, maximum: 86_400_000, default: SLOW_MS }),
     limit: limit(DEFAULT_PAGE_ROWS, MAX_PAGE_ROWS, 'problems'),
     cursor: cursor(),
   }),

@@ -9,6 +9,7 @@ import { preview } from '../cap.js';
 import { VALUE_CHARS } from '../limits.js';
 import { renderText } from '../render.js';
 import { callDetail } from '../run-views.js';
+import { changeSchema, serverAnswerLine, timeSplitSchema, timeText } from '../call-change.js';
 import { anything, arrayOf, from, integer as integerSchema, integerOrNull, logRow, nodeStatus, numberOrNull, object, string, stringOrNull } from '../schemas.js';
 import { ToolError } from '../tool-error.js';
 import { defineTool, requireRun, UNTRUSTED } from '../tool.js';
@@ -23,6 +24,8 @@ const callSchema = object(
     startedAt: string,
     endedAt: stringOrNull,
     durationMs: numberOrNull,
+    ...timeSplitSchema,
+    changed: changeSchema,
     input: anything,
     output: anything,
     error: { anyOf: [object({ name: string, message: string, code: integerOrNull, data: anything }, ['data']), { type: 'null' }] },
@@ -37,7 +40,7 @@ export const getCallTool = defineTool({
   name: 'get_call',
   title: 'Show one call',
   description:
-    'Show one recorded execution (call) whole: its node, status, start, end and duration, its input (the request params), its output (the result) and its error (name, message, JSON-RPC code, data), ' +
+    'Show one recorded execution (call) whole: its node, status, start, end and duration (serverMs: the server\'s time; heldMs: held at the debugger\'s breakpoints; waitedMs: what the client waited), what the debugger changed (changed: an answer injected, an abort or a retry, by whom, and the server\'s own answer it replaced: an injected output is not the server\'s), its input (the request params), its output (the result) and its error (name, message, JSON-RPC code, data), ' +
     'plus the log lines (server stderr) written while it ran. ' +
     `Each value is capped at maxChars characters (default and most ${VALUE_CHARS}); a cut value ends with "… [truncated, N more characters]" and is listed in truncated. ` +
     'Take runId and instanceId from list_calls, get_run or find_problems. ' +
@@ -56,13 +59,15 @@ export const getCallTool = defineTool({
     }
     const call = callDetail(run, instance, input.maxChars);
     const lines = [
+      ...(call.changed === null ? [] : [`CHANGED BY THE DEBUGGER: ${call.changed.summary}`]),
+      ...(serverAnswerLine(call.changed) === '' ? [] : [serverAnswerLine(call.changed)]),
       `input: ${call.input === undefined ? '(none recorded)' : preview(call.input, 600)}`,
       `output: ${call.output === undefined ? '(none recorded)' : preview(call.output, 600)}`,
       ...(call.error === null ? [] : [`error: ${call.error.name}${call.error.code === null ? '' : ` ${call.error.code}`}: ${preview(call.error.message, 300)}`]),
       ...(call.truncated.length === 0 ? [] : [`cut: ${call.truncated.map((cut) => `${cut.field} (${cut.more} more characters)`).join(', ')}`]),
       ...call.logsDuring.lines.map((log) => `log ${log.at} ${log.stream}: ${log.text}`),
     ];
-    const head = `call ${call.instanceId} on ${call.nodeId} in run ${run.runId}: ${call.status}, started ${call.startedAt}${call.durationMs === null ? ', still open' : `, ${call.durationMs} ms`}`;
+    const head = `call ${call.instanceId} on ${call.nodeId} in run ${run.runId}: ${call.status}, started ${call.startedAt}${call.waitedMs === null ? ', still open' : `, ${timeText(call)}`}`;
     return { structured: { from: source, runId: run.runId, maxChars: input.maxChars, call }, text: renderText(head, lines) };
   },
 });

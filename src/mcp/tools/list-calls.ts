@@ -9,6 +9,7 @@ import { DEFAULT_PAGE_ROWS, MAX_PAGE_ROWS, PREVIEW_CHARS, RESULT_CHARS } from '.
 import { pageOf, queryKey } from '../paging.js';
 import { nextPageLine, rangeText, renderText } from '../render.js';
 import { callRow } from '../run-views.js';
+import { changeSchema, timeSplitSchema, timeText } from '../call-change.js';
 import { arrayOf, from, integerOrNull, nodeStatus, numberOrNull, object, paging, string, stringOrNull } from '../schemas.js';
 import { defineTool, requireRun, UNTRUSTED } from '../tool.js';
 
@@ -20,6 +21,8 @@ const callRowSchema = object(
     startedAt: string,
     endedAt: stringOrNull,
     durationMs: numberOrNull,
+    ...timeSplitSchema,
+    changed: changeSchema,
     input: string,
     output: string,
     error: { anyOf: [object({ name: string, message: string, code: integerOrNull }), { type: 'null' }] },
@@ -32,7 +35,8 @@ export const listCallsTool = defineTool({
   name: 'list_calls',
   title: 'List the calls of a run',
   description:
-    'List the executions (calls) recorded in one run, in the order they started: instanceId, node, status, timing, and one-line previews ' +
+    'List the executions (calls) recorded in one run, in the order they started: instanceId, node, status, timing (serverMs: the server\'s time; heldMs: held at the debugger\'s breakpoints; waitedMs: what the client waited), ' +
+    'what the debugger changed (changed: an injected answer, an abort or a retry and who decided it; an injected output is the debugger\'s, not the server\'s), and one-line previews ' +
     `(${PREVIEW_CHARS} characters) of the input (request params), the output (result) and the error. ` +
     'Filter by nodeId (e.g. "tool:search", as get_run lists them) or status ("error" for the failures). Use get_call with an instanceId for the whole call. ' +
     `Paged: ${DEFAULT_PAGE_ROWS} calls unless limit says otherwise; pass nextCursor back as cursor for more. ${UNTRUSTED}`,
@@ -59,7 +63,8 @@ export const listCallsTool = defineTool({
     const rows = page.rows.map(callRow);
     const lines = rows.map(
       (row) =>
-        `${row.instanceId} ${row.nodeId} [${row.status}]${row.durationMs === null ? '' : ` ${row.durationMs} ms`}` +
+        `${row.instanceId} ${row.nodeId} [${row.status}]${row.waitedMs === null ? '' : ` ${timeText(row)}`}` +
+        (row.changed === null ? '' : ` [${row.changed.label}]`) +
         (row.error !== null ? ` ${row.error.name}: ${row.error.message}` : row.output !== undefined ? ` → ${row.output}` : ''),
     );
     const filter = input.nodeId === undefined && input.status === undefined ? '' : ` matching${input.nodeId === undefined ? '' : ` node ${input.nodeId}`}${input.status === undefined ? '' : ` status ${input.status}`}`;
