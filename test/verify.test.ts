@@ -39,7 +39,6 @@ t.before(async () => {
   runId = recorded.runId;
   runFile = join(tempDir('graphmind-verify-'), 'recorded.jsonl');
   copyFileSync(join(serve.dataDir, 'runs', `${recorded.runId}.jsonl`), runFile);
-  if (process.env.KEEP_RUN) copyFileSync(runFile, process.env.KEEP_RUN);
 });
 t.teardown(() => serve.stop());
 
@@ -105,10 +104,11 @@ t.test('an injected answer is the expected one; --as-sent-by-server compares wit
   const file = join(tempDir('graphmind-verify-'), 'injected.jsonl');
   const lines = readFileSync(runFile, 'utf8').split('\n').filter((line) => line !== '');
   const events = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-  const end = events.find((e) => e.type === 'instance.finished' && JSON.stringify(e.output ?? null).includes('"hello"'));
+  const end = events.find((e) => (e.type === 'instance.completed' || e.type === 'instance.finished') && JSON.stringify(e.output ?? null).includes('"hello"'));
   t.ok(end, 'the echo call ended in the recording');
   const last = events.at(-1) as { seq: number; t: number };
-  const injected = { ...end, seq: last.seq + 1, t: last.t + 1, output: { content: [{ type: 'text', text: 'HELLO' }] } };
+  // A later end of the same call replaces what the host received, as an inject at an after gate does.
+  const injected = { type: 'instance.finished', instanceId: end?.instanceId, runId: end?.runId, seq: last.seq + 1, t: last.t + 1, output: { content: [{ type: 'text', text: 'HELLO' }] } };
   writeFileSync(file, `${[...lines, JSON.stringify(injected)].join('\n')}\n`);
   t.equal((await verify([file])).code, 1, 'the unfixed server differs from the injected answer');
   t.equal((await verify([file], { VERIFY_CHANGE: 'echo' })).code, 0, 'the fixed server gives the injected answer');
