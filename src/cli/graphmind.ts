@@ -9,6 +9,7 @@ import type { ExportFlags } from './export-command.js';
 import type { ImportFlags } from './import-command.js';
 import type { McpFlags } from './mcp-command.js';
 import type { ReplayFlags } from './replay-command.js';
+import type { VerifyFlags } from './verify-command.js';
 import { EXIT_USAGE, parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 import type { ServeFlags } from './serve-command.js';
 import { repeatedFlag } from './repeated-flag.js';
@@ -42,7 +43,7 @@ async function parseProxyFlagsWithYargs(ours: string[]): Promise<ProxyFlags> {
 }
 
 /** The flags of ours that may come more than once, and the short names of others. */
-const FLAG_SET = { aliases: { output: ['o'] }, repeatable: new Set(['otlp-header']) };
+const FLAG_SET = { aliases: { output: ['o'] }, repeatable: new Set(['otlp-header', 'ignore']) };
 
 /** Refuse a flag given twice, naming it, before any parser turns it into an array or lets it pass. */
 function refuseRepeated(command: string | undefined): void {
@@ -52,7 +53,7 @@ function refuseRepeated(command: string | undefined): void {
 }
 
 /** The commands named by a first argument (anything else is `serve`'s flags). */
-const COMMANDS = ['mcp-proxy', 'http-proxy', 'mcp', 'export', 'import', 'replay', 'serve'];
+const COMMANDS = ['mcp-proxy', 'http-proxy', 'mcp', 'export', 'import', 'replay', 'verify', 'serve'];
 
 /** `graphmind mcp`: its flags with yargs, then the command. */
 async function mcp(): Promise<void> {
@@ -80,6 +81,24 @@ async function replay(): Promise<void> {
     .fail((message, error) => fail(`graphmind replay: ${message ?? error?.message}`))
     .parseAsync();
   await runReplayCommand(flags as unknown as ReplayFlags);
+}
+
+/** `graphmind verify <run> -- <server command…>`: its flags with yargs (the server's command is never parsed), then the command. */
+async function verify(): Promise<void> {
+  const [{ default: yargs }, { verifyFlags, runVerifyCommand }] = await Promise.all([import('yargs'), import('./verify-command.js')]);
+  const rest = argv.slice(1);
+  const dashes = rest.indexOf('--');
+  const ours = dashes === -1 ? rest : rest.slice(0, dashes);
+  const server = dashes === -1 ? [] : rest.slice(dashes + 1);
+  const flags = await yargs(ours)
+    .scriptName('graphmind verify')
+    .command('$0 <run>', 'Play a recorded run against a server and compare its answers with the recorded ones (graphmind verify <run> -- <server command…>)', verifyFlags)
+    .version(readVersion())
+    .help()
+    .strict()
+    .fail((message, error) => fail(`graphmind verify: ${message ?? error?.message}`))
+    .parseAsync();
+  await runVerifyCommand(flags as unknown as VerifyFlags, server);
 }
 
 async function main(): Promise<void> {
@@ -110,6 +129,7 @@ async function main(): Promise<void> {
   }
   if (argv[0] === 'mcp') return mcp();
   if (argv[0] === 'replay') return replay();
+  if (argv[0] === 'verify') return verify();
   if (argv[0] === 'export' || argv[0] === 'import') {
     const name = argv[0];
     const [{ default: yargs }, exporting, importing] = await Promise.all([
@@ -144,6 +164,7 @@ async function main(): Promise<void> {
     .command('export', 'Write a recorded run to a file: JSONL, HAR or OTLP/JSON (graphmind export --help)')
     .command('import', 'Load a run log someone sent you into the viewer (graphmind import --help)')
     .command('replay', 'Serve a recorded run as a mock MCP server, without the real one (graphmind replay --help)')
+    .command('verify', 'Play a recorded run against a new version of the server and show what answers differently (graphmind verify --help)')
     .command(['serve', '$0'], 'Start the debugger on 127.0.0.1:4747 (the default command)', serveFlags, (flags) =>
       runServeCommand(flags as unknown as ServeFlags, version),
     )

@@ -1,7 +1,6 @@
 import type { Argv } from 'yargs';
 import { defaultDataDir } from '../report/config.js';
 import { debuggerPort, PORT_FLAG_HELP, portFlagProblem } from './debugger-port.js';
-import { RUN_ID_PATTERN } from '../protocol/run-model.js';
 import { EXIT_USAGE } from './proxy-flags.js';
 import type { RepeatMode } from '../replay/answer-queue.js';
 import type { MatchMode } from '../replay/match.js';
@@ -40,10 +39,7 @@ export function replayFlags(yargs: Argv): Argv<ReplayFlags> {
     }) as unknown as Argv<ReplayFlags>;
 }
 
-/** Is `run` a file rather than a run id? */
-export function isRunPath(run: string): boolean {
-  return run.endsWith('.jsonl') || run.endsWith('.json') || run.includes('/') || !RUN_ID_PATTERN.test(run);
-}
+export { isRunPath } from './run-log-source.js';
 
 /**
  * `graphmind replay`: the recorded server without the server, on stdio
@@ -55,20 +51,10 @@ export async function runReplayCommand(flags: ReplayFlags): Promise<void> {
     process.stderr.write(`graphmind replay: ${line}\n`);
     process.exit(EXIT_USAGE);
   };
-  const { loadRun, loadRunFromBytes } = await import('../replay/load-run.js');
-  let loaded: ReturnType<typeof loadRun>;
-  let what: string;
-  if (isRunPath(flags.run)) {
-    what = flags.run;
-    loaded = loadRun(flags.run);
-  } else {
-    const { findRunLog } = await import('./run-log-source.js');
-    const source = await findRunLog(flags.run, debuggerPort('graphmind replay', flags.port), flags['data-dir'] ?? defaultDataDir());
-    if (!source.ok) return fail(source.line);
-    what = `run ${flags.run}`;
-    loaded = 'body' in source ? loadRunFromBytes(source.body, flags.run) : loadRun(source.file, flags.run);
-  }
-  if (!loaded.ok) return fail(`cannot replay ${what}: ${loaded.reason}`);
+  const { loadRunArgument } = await import('./run-log-source.js');
+  const loaded = await loadRunArgument(flags.run, debuggerPort('graphmind replay', flags.port), flags['data-dir'] ?? defaultDataDir(), 'replay');
+  if (!loaded.ok) return fail(loaded.line);
+  const what = loaded.what;
   const run = loaded.run;
   if (run.missing.length > 0) {
     return fail(`cannot replay ${what}: the recording lacks ${run.missing.join('; ')} (recorded with GRAPHMIND_HIDE_* or too large); record it again without them`);

@@ -2,12 +2,14 @@
  * Where a command finds a run by its id, as `graphmind export` does: the
  * running debugger's API (`GET /api/runs/:runId/export?format=jsonl`),
  * else, when no debugger answers, the data directory's log of that run.
- * Replay reads it so (and verify will).
+ * Replay and verify read it so.
  *
  * @module
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { RUN_ID_PATTERN } from '../protocol/run-model.js';
+import type { RecordedRun } from '../replay/recorded-run.js';
 
 /** Where a run's log was found, or one line saying why not. */
 export type RunLogSource =
@@ -34,4 +36,28 @@ export async function findRunLog(runId: string, port: number, dataDir: string): 
     if (!existsSync(file)) return { ok: false, line: `no run ${runId} in ${dataDir} (${error.message}, so the data directory was read)` };
     return { ok: true, file, from: dataDir };
   }
+}
+
+/** A run named on the command line (an id, a run log file or a cassette) read as a recorded run, or one line saying why not. */
+export async function loadRunArgument(
+  run: string,
+  port: number,
+  dataDir: string,
+  verb: string,
+): Promise<{ ok: true; run: RecordedRun; what: string; file?: string; body?: Buffer } | { ok: false; line: string }> {
+  const { loadRun, loadRunFromBytes } = await import('../replay/load-run.js');
+  if (isRunPath(run)) {
+    const loaded = loadRun(run);
+    return loaded.ok ? { ok: true, run: loaded.run, what: run, file: run } : { ok: false, line: `cannot ${verb} ${run}: ${loaded.reason}` };
+  }
+  const source = await findRunLog(run, port, dataDir);
+  if (!source.ok) return source;
+  const loaded = 'body' in source ? loadRunFromBytes(source.body, run) : loadRun(source.file, run);
+  const from = 'body' in source ? { body: source.body } : { file: source.file };
+  return loaded.ok ? { ok: true, run: loaded.run, what: `run ${run}`, ...from } : { ok: false, line: `cannot ${verb} run ${run}: ${loaded.reason}` };
+}
+
+/** Is `run` a file rather than a run id? */
+export function isRunPath(run: string): boolean {
+  return run.endsWith('.jsonl') || run.endsWith('.json') || run.includes('/') || !RUN_ID_PATTERN.test(run);
 }

@@ -127,7 +127,7 @@ export class CallsOfEvents {
       return;
     }
     const notification = isNotification(method);
-    const call: RecordedCall = { index: this.calls.length, method, notification, inside: [], after: [] };
+    const call: RecordedCall = { index: this.calls.length, instanceId, method, notification, inside: [], after: [] };
     if (input !== undefined) call.params = input;
     this.calls.push(call);
     this.#building.set(instanceId, { call, ends: 0, decidedBefore: false });

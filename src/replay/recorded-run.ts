@@ -36,6 +36,8 @@ export interface ServerMessage {
 export interface RecordedCall {
   /** Its place among the run's calls, from 0. */
   index: number;
+  /** The run log's execution of it (what `graphmind verify --update` rewrites); absent when read from a cassette. */
+  instanceId?: string;
   method: string;
   /** Its params, as recorded (absent when it had none). */
   params?: unknown;

@@ -1,0 +1,166 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { Argv } from 'yargs';
+import { defaultDataDir } from '../report/config.js';
+import { debuggerPort, PORT_FLAG_HELP, portFlagProblem } from './debugger-port.js';
+import { EXIT_USAGE } from './proxy-flags.js';
+import type { RecordedAnswer, RecordedRun } from '../replay/recorded-run.js';
+import type { ReporterName, VerifyReport } from '../replay/verify-report.js';
+import type { CallResult } from '../replay/verify-session.js';
+
+/** Parsed `verify` flags. */
+export interface VerifyFlags {
+  run: string;
+  url?: string;
+  'as-sent-by-server': boolean;
+  ignore: string[];
+  rules?: string;
+  reporter: ReporterName;
+  timeout: number;
+  update: boolean;
+  output?: string;
+  port: number | undefined;
+  'data-dir'?: string;
+}
+
+/** Exit code: every call answered the same. */
+export const EXIT_SAME = 0;
+/** Exit code: a call answered differently, not at all, or unasked; or stdout noise. */
+export const EXIT_DIFFERENT = 1;
+
+/** The `verify` flags, for yargs. */
+export function verifyFlags(yargs: Argv): Argv<VerifyFlags> {
+  return yargs
+    .positional('run', { type: 'string', describe: 'A run id, a run log file (.jsonl, or any path with a /), or an mcp-recorder cassette' })
+    .option('url', { type: 'string', describe: 'Verify a Streamable HTTP server at this URL instead of starting one (not built yet)' })
+    .option('as-sent-by-server', { type: 'boolean', default: false, describe: "Compare with the server's recorded answers, not what the host received" })
+    .option('ignore', { type: 'string', array: true, default: [] as string[], describe: 'A JSONPath left out of the comparison ($.result.structuredContent.timestamp), optionally scoped: "tools/call:search $.result…"; repeatable' })
+    .option('rules', { type: 'string', describe: 'A JSON file: { "ignore": [paths], "normalise": ["uuid", "date-time"] }' })
+    .option('reporter', { choices: ['text', 'json', 'junit', 'tap'] as const, default: 'text' as const, describe: 'How the results are written on stdout' })
+    .option('timeout', { type: 'number', default: 10_000, describe: 'How long one call may take, in milliseconds' })
+    .option('update', { type: 'boolean', default: false, describe: 'Write the answers the server gives now into the run file (or -o <file>)' })
+    .option('output', { alias: 'o', type: 'string', describe: 'With --update: write the re-blessed run here instead of over the run file' })
+    .option('port', { type: 'number', requiresArg: true, describe: PORT_FLAG_HELP })
+    .option('data-dir', { type: 'string', describe: 'Where the token and the run logs are (default: GRAPHMIND_DATA_DIR or ~/.graphmind)' })
+    .check((argv) => {
+      if (typeof argv.run !== 'string' || argv.run === '') throw new Error('give a run id, a run log file or a cassette');
+      if (!Number.isInteger(argv.timeout) || argv.timeout < 1) throw new Error('--timeout must be a whole number of milliseconds (1 or more)');
+      const portProblem = portFlagProblem(argv.port);
+      if (portProblem !== undefined) throw new Error(portProblem);
+      if (argv.output !== undefined && !argv.update) throw new Error('-o/--output goes with --update');
+      return true;
+    }) as unknown as Argv<VerifyFlags>;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Exit 2 with one line on stderr. */
+function fail(line: string): never {
+  process.stderr.write(`graphmind verify: ${line}\n`);
+  process.exit(EXIT_USAGE);
+}
+
+/** The rules from --rules and --ignore, or exit 2 saying what is wrong. */
+async function rulesOf(flags: VerifyFlags): Promise<import('../replay/verify-rules.js').VerifyRules> {
+  const { parseRules } = await import('../replay/verify-rules.js');
+  let text: string | undefined;
+  if (flags.rules !== undefined) {
+    try {
+      text = readFileSync(flags.rules, 'utf8');
+    } catch (error) {
+      return fail(`cannot read --rules ${flags.rules}: ${errorText(error)}`);
+    }
+  }
+  const parsed = parseRules(text, flags.ignore);
+  if (!parsed.ok) return fail(flags.rules !== undefined && text !== undefined && !parsed.reason.startsWith('"') ? `--rules ${flags.rules}: ${parsed.reason}` : `--ignore: ${parsed.reason}`);
+  return parsed.rules;
+}
+
+/** Play `run` against the server `command` on stdio; the report, or exit 2 when the server could not run. */
+async function verifyStdio(run: RecordedRun, command: readonly string[], flags: VerifyFlags, rules: import('../replay/verify-rules.js').VerifyRules): Promise<VerifyReport> {
+  const [{ StdioTarget, verifyLine }, { VerifySession }] = await Promise.all([import('../replay/stdio-target.js'), import('../replay/verify-session.js')]);
+  let endedLine: string | undefined;
+  let stopping = false;
+  let session: InstanceType<typeof VerifySession> | undefined;
+  const target = new StdioTarget(command, {
+    message: (message) => session?.receive(message),
+    ended: (line) => {
+      // Its end after we closed its stdin is ours, not news.
+      if (!stopping) endedLine = line;
+      session?.ended(line);
+    },
+  });
+  session = new VerifySession(run, { rules, asSentByServer: flags['as-sent-by-server'], timeoutMs: flags.timeout }, { send: (text) => target.send(text) });
+  const calls = await session.play();
+  stopping = true;
+  await target.stop();
+  const first = calls[0];
+  if (first !== undefined && first.verdict === 'missing' && first.received === undefined) {
+    const tail = target.stderrTail();
+    if (endedLine !== undefined && !endedLine.startsWith('the MCP server exited') && !endedLine.startsWith('the MCP server was')) return fail(endedLine);
+    const why = endedLine ?? `the MCP server did not answer ${first.method} within ${flags.timeout} ms (--timeout)`;
+    const tailText = tail.length === 0 ? ' — it wrote nothing to stderr' : ` — its last stderr output was:\n${tail.slice(-40).map((line) => `    ${line}`).join('\n')}`;
+    return fail(endedLine !== undefined ? why : `${why}${tailText}`);
+  }
+  if (endedLine !== undefined && calls.some((call) => call.verdict === 'missing')) process.stderr.write(`${verifyLine(endedLine)}\n`);
+  return { run: '', calls, noise: target.noise };
+}
+
+/** Write the answers received now into the run file (or -o). */
+async function update(run: RecordedRun, source: { file?: string; body?: Buffer }, calls: readonly CallResult[], flags: VerifyFlags): Promise<string> {
+  const { updateRunLog, updateCassette } = await import('../replay/update-run.js');
+  const target = flags.output ?? (source.file as string);
+  const text = source.body?.toString('utf8') ?? readFileSync(source.file as string, 'utf8');
+  let out: string;
+  if (run.calls.some((call) => call.instanceId !== undefined)) {
+    const answers = new Map<string, { method: string; answer: RecordedAnswer }>();
+    for (const call of calls) {
+      const instanceId = run.calls[call.index]?.instanceId;
+      if (call.received !== undefined && instanceId !== undefined) answers.set(instanceId, { method: call.method, answer: call.received });
+    }
+    out = updateRunLog(text, answers);
+  } else {
+    const answers = new Map<number, RecordedAnswer>();
+    for (const call of calls) if (call.received !== undefined && call.index >= 0) answers.set(call.index, call.received);
+    out = `${JSON.stringify(updateCassette(JSON.parse(text) as Record<string, unknown>, answers), null, 2)}\n`;
+  }
+  const temporary = `${target}.graphmind-verify-${process.pid}`;
+  writeFileSync(temporary, out);
+  renameSync(temporary, target);
+  return target;
+}
+
+/**
+ * `graphmind verify <run> -- <server command…>`: the run's calls against
+ * the server, each answer compared with the recorded one. Exit 0 all the
+ * same, 1 differences, 2 could not run.
+ */
+export async function runVerifyCommand(flags: VerifyFlags, command: readonly string[]): Promise<void> {
+  if (flags.url !== undefined) fail('--url is not built yet: start the server on stdio with -- <server command…>');
+  if (command.length === 0) fail('give the server command after --: graphmind verify <run> -- <server command…>');
+  const { loadRunArgument, isRunPath } = await import('./run-log-source.js');
+  if (flags.update && !isRunPath(flags.run) && flags.output === undefined) {
+    fail(`--update rewrites a run file, and ${flags.run} is a run id: give -o <file> to write the re-blessed run there`);
+  }
+  const rules = await rulesOf(flags);
+  const loaded = await loadRunArgument(flags.run, debuggerPort('graphmind verify', flags.port), flags['data-dir'] ?? defaultDataDir(), 'verify');
+  if (!loaded.ok) return fail(loaded.line);
+  const run = loaded.run;
+  if (run.missing.length > 0) fail(`cannot verify ${loaded.what}: the recording lacks ${run.missing.join('; ')} (recorded with GRAPHMIND_HIDE_* or too large); record it again without them`);
+  const report = await verifyStdio(run, command, flags, rules);
+  report.run = `${loaded.what} against ${command.join(' ')}`;
+  const { formatReport, reportOk } = await import('../replay/verify-report.js');
+  process.stdout.write(formatReport(report, flags.reporter));
+  if (flags.update) {
+    try {
+      const written = await update(run, loaded, report.calls, flags);
+      process.stderr.write(`graphmind verify: wrote the answers received now into ${written}\n`);
+    } catch (error) {
+      fail(`cannot write the re-blessed run: ${errorText(error)}`);
+    }
+  }
+  // Re-blessed: a different answer is the recorded one now; a missing one still is not.
+  const blessed = flags.update && report.noise.length === 0 && report.calls.every((call) => call.verdict === 'same' || call.verdict === 'different');
+  process.exitCode = reportOk(report) || blessed ? EXIT_SAME : EXIT_DIFFERENT;
+}
