@@ -12,6 +12,7 @@ import type { RunEvent } from '../src/protocol/ingest.js';
 import { Reporter, type OutgoingEvent } from '../src/report/reporter.js';
 import { waitFor } from './helpers/cli.js';
 import { tempDir } from './helpers/graph.js';
+import { STAND_IN_TOKEN, answeredIdentity, provingWss } from './helpers/stand-in.js';
 
 // The reporter unrefs its sockets and timers; keep this process alive while it waits on them.
 const keepAlive = setInterval(() => {}, 1000);
@@ -30,7 +31,11 @@ const call = (i: number): OutgoingEvent => ({ type: 'instance.completed', instan
 /** A debugger that accepts the reporter and never reads (a stalled, then killed, serve). */
 async function stalledDebugger(): Promise<{ port: number; kill(): Promise<void>; sockets: Socket[] }> {
   const wss = new WebSocketServer({ noServer: true });
-  const http = createServer();
+  // It proves it holds the token (control API security rule 12), or the reporter would send it nothing.
+  let port = 0;
+  const http = createServer((req, res) => {
+    if (!answeredIdentity(req, res, port)) res.writeHead(404).end();
+  });
   const sockets: Socket[] = [];
   http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     sockets.push(socket);
@@ -40,8 +45,9 @@ async function stalledDebugger(): Promise<{ port: number; kill(): Promise<void>;
   http.listen(0, '127.0.0.1');
   await once(http, 'listening');
   const address = http.address();
+  port = address !== null && typeof address === 'object' ? address.port : 0;
   return {
-    port: address !== null && typeof address === 'object' ? address.port : 0,
+    port,
     sockets,
     async kill() {
       // As the kernel ends a killed process's connections with unread data: a reset.
@@ -53,7 +59,7 @@ async function stalledDebugger(): Promise<{ port: number; kill(): Promise<void>;
 
 t.test('after the debugger dies with batches unwritten, a new one gets the newest events, in order', async (t) => {
   const first = await stalledDebugger();
-  const reporter = new Reporter({ port: first.port, dataDir: tempDir(), env: {}, reconnectMs: 20 });
+  const reporter = new Reporter({ port: first.port, dataDir: tempDir(), env: { GRAPHMIND_TOKEN: STAND_IN_TOKEN }, reconnectMs: 20 });
   t.teardown(() => reporter.close());
   t.ok(await reporter.waitForAttach(5000), 'attached to the first debugger');
   const runId = reporter.startRun('killed under it', 'test', {});
@@ -70,12 +76,8 @@ t.test('after the debugger dies with batches unwritten, a new one gets the newes
   t.ok(reporter.pending <= CAPACITY, `and still at most ${CAPACITY} after ${DETACHED} more (${reporter.pending})`);
 
   // The debugger comes back on the same port.
-  const wss = new WebSocketServer({ port: first.port, host: '127.0.0.1' });
-  await once(wss, 'listening');
-  t.teardown(() => {
-    for (const ws of wss.clients) ws.terminate();
-    return new Promise<void>((resolve) => wss.close(() => resolve()));
-  });
+  const { wss, close } = await provingWss(first.port);
+  t.teardown(close);
   const received: RunEvent[] = [];
   wss.on('connection', (ws) => ws.on('message', (data) => received.push(...(JSON.parse(data.toString()) as RunEvent[]))));
   const lastSeq = STALLED + DETACHED + 1;
