@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { api, fakeReporter, freshDataDir, RunEvents, startServe, type ServeProcess } from './helpers/serve.js';
+import { api, eventually, fakeReporter, freshDataDir, RunEvents, startServe, type ServeProcess } from './helpers/serve.js';
 import { CLI } from './helpers/cli.js';
 
 const RUN = 'run_big_export';
@@ -271,7 +271,11 @@ t.test('a live run exports in one pass: one snapshot, marked live', async (t) =>
   };
   // About 20 MB first (past what is held back before writing), then calls keep coming during the export.
   for (let i = 0; i < 40; i++) sendCalls(10);
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // The debugger has them all (the run lists its 400 calls and the session's), before the export begins.
+  await eventually(async () => {
+    const answer = await api(serve.port, serve.token, 'GET', '/api/runs/run_live_export');
+    return (answer.json as { instances?: unknown[] } | undefined)?.instances?.length === 401 ? true : undefined;
+  }, 20_000, 'the first 400 calls recorded');
   let sending = true;
   const more = (async () => {
     while (sending) {
