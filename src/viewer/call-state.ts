@@ -106,19 +106,3 @@ export function holdBadge(hold: Hold, prefix = 'held'): string {
   const reason = reasonText(hold);
   return [`${prefix} · ${hold.gate}`, reason, hold.givenUp === undefined ? undefined : 'given up'].filter((part) => part !== undefined).join(' · ');
 }
-
-/** `1st`, `2nd`, `3rd`, `4th`… */
-export function ordinal(n: number): string {
-  const tens = n % 100;
-  if (tens >= 11 && tens <= 13) return `${n}th`;
-  switch (n % 10) {
-    case 1:
-      return `${n}st`;
-    case 2:
-      return `${n}nd`;
-    case 3:
-      return `${n}rd`;
-    default:
-      return `${n}th`;
-  }
-}

@@ -67,3 +67,19 @@ export function cut(text: string, max: number): string {
 export function plural(count: number, word: string, many = `${word}s`): string {
   return `${count.toLocaleString()} ${count === 1 ? word : many}`;
 }
+
+/** `1st`, `2nd`, `3rd`, `4th`… */
+export function ordinal(n: number): string {
+  const tens = n % 100;
+  if (tens >= 11 && tens <= 13) return `${n}th`;
+  switch (n % 10) {
+    case 1:
+      return `${n}st`;
+    case 2:
+      return `${n}nd`;
+    case 3:
+      return `${n}rd`;
+    default:
+      return `${n}th`;
+  }
+}

@@ -3,7 +3,8 @@
 // in a grid below that node), and the protocol card folded with a count of
 // the calls inside. Nodes from the run's graph hint that did not run are
 // drawn grey. Cards are kept per node and rebuilt only when what they show changes.
-import type { NodeStatus } from '../protocol/run-model.js';
+import type { Instance, NodeStatus } from '../protocol/run-model.js';
+import { changeText } from '../protocol/call-times.js';
 import type { Breakpoints, Hold } from '../protocol/control.js';
 import { appliesTo, runServerName, serverLabel } from './breakpoint-scope.js';
 import { reasonText } from './call-state.js';
@@ -110,6 +111,7 @@ export class GraphView {
       selected: this.store.selectedNodeId === nodeId,
       // Registered on the server (the graph hint), not run here: grey, no status of its own.
       hinted: run.isHinted(nodeId),
+      changed: run.changedCalls(nodeId),
     };
   }
 
@@ -135,6 +137,8 @@ interface CardFacts {
   bpsInside: number;
   selected: boolean;
   hinted: boolean;
+  /** Its calls whose answer the debugger changed (injected, aborted, retried). */
+  changed: readonly Instance[];
 }
 
 function cardSig(f: CardFacts): string {
@@ -154,6 +158,8 @@ function cardSig(f: CardFacts): string {
     bp?.after === true,
     f.bpElsewhere,
     f.selected,
+    f.changed.length,
+    f.changed[f.changed.length - 1]?.changed?.holdId ?? '',
   ].join('|');
 }
 
@@ -186,6 +192,7 @@ function drawCard(run: RunModel, f: CardFacts): HTMLElement {
   if (f.container && f.inside !== undefined) drawInside(card, f, f.inside);
   else drawOpenNote(card, f);
   drawMarks(card, f);
+  drawChanged(card, f.changed);
   if (f.hold !== undefined) drawHeld(card, run, node.nodeId, f.hold);
   return card;
 }
@@ -220,6 +227,17 @@ function drawMarks(card: HTMLElement, f: CardFacts): void {
   if (f.bp?.after === true) marks.push(el('span', { class: mark, text: '◆ after', title: `breakpoint after the answer${where}` }));
   if (f.bpsInside > 0) marks.push(el('span', { class: 'bp-mark', text: `◆ ${f.bpsInside} inside`, title: `breakpoints on ${plural(f.bpsInside, 'node')} inside` }));
   if (marks.length > 0) card.appendChild(el('div', { class: 'bp-marks' }, ...marks));
+}
+
+/** The badge of the calls the debugger changed: what the host got from them was not the server's own answer. */
+function drawChanged(card: HTMLElement, changed: readonly Instance[]): void {
+  const last = changed[changed.length - 1];
+  if (last === undefined) return;
+  const text = changed.length === 1 ? changeText(last) ?? 'changed by the debugger' : `${changed.length} calls changed by the debugger`;
+  const title = `${changed.map((instance) => `${instance.instanceId}: ${changeText(instance) ?? ''}`).slice(-10).join('\n')}\nwhat the host got was decided in the debugger, not the server's own answer`;
+  const badge = el('div', { class: 'changed-badge node-changed', text: `✎ ${text}`, title });
+  setAttr(badge, 'data-changed', String(changed.length));
+  card.appendChild(badge);
 }
 
 /** The badge of a hold on the node (or inside a folded card). */

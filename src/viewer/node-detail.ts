@@ -3,10 +3,12 @@
 // The list is virtualised: a node with thousands of calls draws only what is in view.
 import type { Instance } from '../protocol/run-model.js';
 import type { Hold } from '../protocol/control.js';
-import { callView, holdBadge, ordinal, requestIdChip, tookText, tookTitle, waitingText } from './call-state.js';
+import { answerDiffs } from './answer-diff.js';
+import { answerLabel, changeBadge, timesLine } from './call-changes.js';
+import { callView, holdBadge, requestIdChip, tookText, tookTitle, waitingText } from './call-state.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { callMatches, finding, words, type FindQuery } from './find.js';
-import { clock, duration, plural, preview, span } from './format.js';
+import { clock, duration, ordinal, plural, preview, span } from './format.js';
 import { jsonBlock } from './json-view.js';
 import { runServerName } from './breakpoint-scope.js';
 import { defaultChoice, nodeBreakpointControls, type ScopeChoice } from './node-breakpoint.js';
@@ -44,7 +46,7 @@ export class NodeDetail {
           const shown = shownState(instance.status, this.store.run);
           // No ticking time in it: an open call's duration is updated in place (see #tick), so that
           // its folded JSON, a selection or "Show all" are not reset every second while it is looked at.
-          return `${shown}|${instance.endedAt}|${instance.deliveredAt}|${instance.attempts?.length ?? 0}|${this.store.expanded.has(instance.instanceId)}|${hold?.holdId ?? ''}|${hold?.givenUp ?? ''}|${this.store.activeInstance === instance.instanceId}`;
+          return `${shown}|${instance.endedAt}|${instance.deliveredAt}|${instance.attempts?.length ?? 0}|${instance.changed?.holdId ?? ''}|${instance.heldMs ?? 0}|${this.store.expanded.has(instance.instanceId)}|${hold?.holdId ?? ''}|${hold?.givenUp ?? ''}|${this.store.activeInstance === instance.instanceId}`;
         },
         render: (instance, index) => this.#row(instance, index),
       },
@@ -143,7 +145,7 @@ export class NodeDetail {
     const hinted = run.isHinted(nodeId);
     const find = this.store.find;
     const narrowed = finding(find) ? this.#items.length : -1;
-    const sig = [nodeId, hinted, shown, ended, entry.instances.length, entry.open, entry.errors, bp.before === true, bp.after === true, bp.server ?? '', server ?? '', choice, hold?.holdId ?? '', hold?.givenUp ?? '', narrowed].join('|');
+    const sig = [nodeId, hinted, shown, ended, entry.instances.length, entry.open, entry.errors, run.changedCalls(nodeId).length, bp.before === true, bp.after === true, bp.server ?? '', server ?? '', choice, hold?.holdId ?? '', hold?.givenUp ?? '', narrowed].join('|');
     if (sig === this.#headSig) return;
     this.#headSig = sig;
     const { node } = entry;
@@ -159,6 +161,8 @@ export class NodeDetail {
     const counts = [plural(entry.instances.length, 'call')];
     if (entry.open > 0) counts.push(`${entry.open} ${ended ? 'unfinished' : 'open'}`);
     if (entry.errors > 0) counts.push(`${entry.errors} failed`);
+    const changed = run.changedCalls(nodeId).length;
+    if (changed > 0) counts.push(`${changed} changed by the debugger`);
     const info = el('div', { class: 'detail-info' }, el('code', { class: 'node-id', text: nodeId, title: nodeId }), el('span', { class: 'muted', text: counts.join(' · ') }));
     if (narrowed >= 0) {
       // The find bar narrows this list too: say so, and how to see everything.
@@ -208,6 +212,7 @@ export class NodeDetail {
       dur,
       el('span', { class: 'inst-time', text: clock(instance.startedAt) }),
       held === undefined ? null : el('span', { class: `held-badge${held.givenUp === undefined ? '' : ' given-up'}`, text: holdBadge(held), title: held.givenUp }),
+      changeBadge(instance),
       tries === 0 ? null : el('span', { class: 'retried', text: `sent ${tries + 1}×`, title: `the request was sent ${tries + 1} times (Retry at the after gate)` }),
       // A stdout-noise record is its quoted line; its error only says what such a line is.
       expanded ? null : el('span', { class: 'inst-preview', text: preview(instance.error !== undefined && instance.nodeId !== STDOUT_NOISE_NODE_ID ? instance.error.message : instance.input, 200) }),
@@ -226,8 +231,13 @@ export class NodeDetail {
       }
       if (instance.input !== undefined) body.appendChild(jsonBlock('input', instance.input));
       if (tries > 0) body.appendChild(this.#attempts(instance));
-      if (instance.error !== undefined) body.appendChild(jsonBlock(tries > 0 ? `error (${ordinal(tries + 1)} answer)` : 'error', instance.error, true, 'error'));
-      if (instance.output !== undefined) body.appendChild(jsonBlock(tries > 0 ? `output (${ordinal(tries + 1)} answer)` : 'output', instance.output));
+      if (instance.error !== undefined) body.appendChild(jsonBlock(answerLabel('error', instance, tries), instance.error, true, 'error'));
+      if (instance.output !== undefined) body.appendChild(jsonBlock(answerLabel('output', instance, tries), instance.output));
+      // What the debugger changed, beside what it replaced; and the call's time, the held part apart.
+      const diffs = answerDiffs(instance);
+      if (diffs !== null) body.appendChild(diffs);
+      const times = timesLine(instance);
+      if (times !== null) body.appendChild(times);
       // In a run whose server was restarted: which of its servers answered.
       const generation = generationOf(instance, restartsOf(this.store.run));
       if (generation !== undefined) {

@@ -30,6 +30,10 @@ export class RunModel extends RunReplay {
    * from anything that ran. See {@link RunModel.isHinted}.
    */
   readonly hinted = new Set<string>();
+  /** Bumped when a hold is let go: the only time a call's `changed` is set (see {@link RunModel.changedCalls}). */
+  #releases = 0;
+  /** The calls the debugger changed, by node, as of `#releases` (see {@link RunModel.changedCalls}). */
+  #changed: { releases: number; byNode: Map<string, Instance[]> } | null = null;
   /** Meta keys set by live `run.meta` events (newer than a fetched copy). */
   readonly #liveMetaKeys = new Set<string>();
   /** Log lines of the fetched run that a late live message may repeat: key → count. */
@@ -85,6 +89,7 @@ export class RunModel extends RunReplay {
     const changed = super.apply(event);
     if (changed) {
       if ((event.type === 'run.meta' || event.type === 'run.started') && 'graphHint' in event.meta) this.#applyHint();
+      if (event.type === 'hold.released') this.#releases++;
       this.version++;
     }
     return changed;
@@ -97,6 +102,28 @@ export class RunModel extends RunReplay {
    */
   isHinted(nodeId: string): boolean {
     return this.hinted.has(nodeId) && (this.nodes.get(nodeId)?.instances.length ?? 1) === 0;
+  }
+
+  /**
+   * The calls of `nodeId` (and of the nodes inside it, for a container)
+   * whose answer the debugger changed (`Instance.changed`), oldest first.
+   * Found again only after a hold was let go, so drawing the graph on every
+   * live event does not walk every call.
+   */
+  changedCalls(nodeId: string): readonly Instance[] {
+    if (this.#changed === null || this.#changed.releases !== this.#releases) {
+      const byNode = new Map<string, Instance[]>();
+      for (const instance of this.instances) {
+        if (instance.changed === undefined) continue;
+        const list = byNode.get(instance.nodeId);
+        if (list === undefined) byNode.set(instance.nodeId, [instance]);
+        else list.push(instance);
+      }
+      this.#changed = { releases: this.#releases, byNode };
+    }
+    const { byNode } = this.#changed;
+    if (!isContainer(nodeId)) return byNode.get(nodeId) ?? [];
+    return [nodeId, ...this.descendants(nodeId)].flatMap((id) => byNode.get(id) ?? []);
   }
 
   /** Add the nodes of the graph hint that the run does not have yet. */

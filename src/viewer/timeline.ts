@@ -6,7 +6,7 @@
 // bar narrows it. Virtualised, and it follows the tail.
 import type { Instance } from '../protocol/run-model.js';
 import type { Hold } from '../protocol/control.js';
-import { changeText } from '../protocol/call-times.js';
+import { changeBadge } from './call-changes.js';
 import { callView, holdBadge, requestIdChip, tookText, tookTitle, waitingText } from './call-state.js';
 import { clickable, el, setAttr, tickTimes } from './dom.js';
 import { callMatches, finding, isCall, logMatches, words, type FindQuery } from './find.js';
@@ -57,7 +57,7 @@ export class Timeline {
           const hold = this.#held.get(instance.instanceId);
           const view = callView(instance, this.store.run, hold);
           // The run's status is in it: an open call turns unfinished when the run ends, and back on a reclaim.
-          return `${view.state}|${instance.endedAt}|${instance.deliveredAt}|${instance.attempts?.length ?? 0}|${hold?.holdId ?? ''}|${hold?.givenUp ?? ''}|${this.store.activeInstance === instance.instanceId}`;
+          return `${view.state}|${instance.endedAt}|${instance.deliveredAt}|${instance.attempts?.length ?? 0}|${instance.changed?.holdId ?? ''}|${instance.heldMs ?? 0}|${hold?.holdId ?? ''}|${hold?.givenUp ?? ''}|${this.store.activeInstance === instance.instanceId}`;
         },
         render: (item) => this.#row(item),
       },
@@ -196,8 +196,8 @@ export class Timeline {
       const id = requestIdChip(hold);
       if (id !== null) text.append(' ', id);
       if (hold !== undefined) text.append(' ', el('span', { class: `held-badge${hold.givenUp === undefined ? '' : ' given-up'}`, text: holdBadge(hold), title: hold.givenUp }));
-      const change = changeText(instance);
-      if (change !== undefined) text.append(' ', el('span', { class: 'changed-badge', text: change, title: 'what the host got was decided in the debugger, not answered by the server as it came' }));
+      const change = changeBadge(instance);
+      if (change !== null) text.append(' ', change);
       const tries = instance.attempts?.length ?? 0;
       if (tries > 0) text.append(' ', el('span', { class: 'retried', text: `sent ${tries + 1}×`, title: `the request was sent ${tries + 1} times (Retry at the after gate)` }));
       if (instance.error !== undefined) text.append(' ', el('span', { class: 'tl-error', text: cut(instance.error.message, 200), title: instance.error.message }));

@@ -3,9 +3,15 @@
 // by how it ended — so a slow call, a stuck one (a bar that grows to now) and
 // calls that overlap are seen at a glance, as in a browser's network panel.
 // The axis spans the whole run, or (zoomed) just the rows in view. The find
-// bar narrows it. Virtualised like the timeline.
+// bar narrows it. Virtualised like the timeline. Time the debugger held a
+// call is the debugger's, not the server's: each bar is split into the
+// server's part and the held part, and "Slowest first" orders the calls by
+// the server's time alone.
 import type { Instance } from '../protocol/run-model.js';
 import type { Hold } from '../protocol/control.js';
+import { callTimes } from '../protocol/call-times.js';
+import { barParts } from './bar-parts.js';
+import { changeBadge } from './call-changes.js';
 import { callView, holdBadge, tookText, tookTitle, waitingText, type CallView } from './call-state.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { callMatches, finding, isCall, words, type FindQuery } from './find.js';
@@ -44,6 +50,9 @@ export class Waterfall {
   #whole: Range = { from: 0, to: 1 };
   #range: Range = { from: 0, to: 1 };
   #zoomed = false;
+  /** Ordered by the server's time, slowest first, instead of by start. */
+  #slowest = false;
+  readonly #sort: HTMLButtonElement;
   #scheduled = false;
 
   constructor(
@@ -57,7 +66,7 @@ export class Waterfall {
           const hold = this.#held.get(instance.instanceId);
           const view = callView(instance, this.store.run, hold);
           // Not the axis: when it moves, the bars drawn are moved in place (see #reposition).
-          return `${view.state}|${instance.endedAt}|${instance.deliveredAt}|${hold?.holdId ?? ''}|${this.store.activeInstance === instance.instanceId}`;
+          return `${view.state}|${instance.endedAt}|${instance.deliveredAt}|${instance.changed?.holdId ?? ''}|${instance.heldMs ?? 0}|${hold?.holdId ?? ''}|${this.store.activeInstance === instance.instanceId}`;
         },
         render: (instance) => this.#row(instance),
       },
@@ -71,15 +80,19 @@ export class Waterfall {
     this.#zoom = button('Zoom to rows in view', () => this.setZoom(!this.#zoomed), 'btn small ghost wf-zoom', 'Stretch the time axis over the calls in view (again: the whole run)');
     setAttr(this.#zoom, 'aria-pressed', 'false');
     setAttr(this.#zoom, 'data-action', 'zoom');
+    this.#sort = button('Slowest first', () => this.setSlowest(!this.#slowest), 'btn small ghost wf-sort', "Order the calls by the server's time, slowest first (again: in the order they started). Time held by the debugger does not count.");
+    setAttr(this.#sort, 'aria-pressed', 'false');
+    setAttr(this.#sort, 'data-action', 'slowest');
     const legend = el(
       'span',
       { class: 'wf-legend muted' },
       ...(['ok', 'error', 'open', 'held'] as const).map((state) => el('span', { class: 'wf-key' }, el('span', { class: `wf-swatch state-${state}` }), state)),
+      el('span', { class: 'wf-key', title: 'the part of a bar the debugger held the call: not the server\'s time' }, el('span', { class: 'wf-swatch wf-held-swatch' }), 'held by debugger'),
     );
     // The axis sits over the bars: a row laid out like the calls' rows.
     const axisRow = el('div', { class: 'wf-axis-row' }, el('span', { class: 'wf-name muted', text: 'call' }), this.#axis, el('span', { class: 'wf-dur muted', text: 'took' }));
     this.#from = el('span', { class: 'wf-from muted' });
-    this.element = el('div', { class: 'waterfall' }, el('div', { class: 'wf-head' }, el('div', { class: 'wf-tools' }, legend, this.#from, this.#zoom), axisRow), this.#list.element);
+    this.element = el('div', { class: 'waterfall' }, el('div', { class: 'wf-head' }, el('div', { class: 'wf-tools' }, legend, this.#from, this.#sort, this.#zoom), axisRow), this.#list.element);
   }
 
   /** The calls shown now. */
@@ -95,6 +108,15 @@ export class Waterfall {
     this.#rescale();
   }
 
+  /** Order the calls by the server's time, slowest first, or back by start. */
+  setSlowest(on: boolean): void {
+    this.#slowest = on;
+    setAttr(this.#sort, 'aria-pressed', String(on));
+    this.#sort.textContent = on ? 'In start order' : 'Slowest first';
+    this.#shown = null;
+    this.render();
+  }
+
   render(): void {
     const { run, find, holds } = this.store;
     const all = run?.instances ?? [];
@@ -104,7 +126,8 @@ export class Waterfall {
     // A run still going: its axis ends now, so everything moves as time passes.
     const live = run !== null && run.summary.status === 'running';
     const changed = fresh || previous.length !== all.length || previous.find !== find || previous.holds !== holds || previous.version !== run?.version || live;
-    const rebuild = fresh || previous.length !== all.length || previous.find !== find || previous.holds !== holds || (finding(find) && previous.version !== run?.version);
+    // Slowest first: a call's time changes as it ends, so the order is found again on every change.
+    const rebuild = fresh || previous.length !== all.length || previous.find !== find || previous.holds !== holds || ((finding(find) || this.#slowest) && previous.version !== run?.version);
     if (rebuild) {
       this.#items = run === null ? [] : this.#narrow(run, all, find);
       this.#list.setItems(this.#items, fresh || previous.find !== find);
@@ -139,6 +162,7 @@ export class Waterfall {
       out.push(instance);
     }
     this.counts = { calls, errors };
+    if (this.#slowest) sortByServerTime(out);
     this.#byId = new Map(out.map((instance) => [instance.instanceId, instance]));
     return out;
   }
@@ -213,6 +237,18 @@ export class Waterfall {
     bar.style.width = `${((right - left) * 100).toFixed(3)}%`;
   }
 
+  /** A bar's parts: the server's time, and the time held before and after it (see bar-parts.ts). */
+  #parts(bar: HTMLElement, instance: Instance, view: CallView): void {
+    if (view.waitingSince !== undefined || view.took === undefined || view.heldMs <= 0) return;
+    const parts = barParts(instance);
+    for (const part of parts) {
+      const piece = el('span', { class: `wf-part wf-${part.kind}` });
+      piece.style.width = `${(part.share * 100).toFixed(3)}%`;
+      bar.appendChild(piece);
+    }
+    bar.classList.add('split');
+  }
+
   #drawAxis(): void {
     const { from, to } = this.#range;
     const width = to - from;
@@ -254,22 +290,35 @@ export class Waterfall {
     const view = callView(instance, run, hold);
     const bar = el('span', { class: `wf-bar state-${view.state}${view.waitingSince !== undefined ? ' waiting' : ''}` });
     this.#place(bar, instance, Date.now());
+    this.#parts(bar, instance, view);
     const took = el('span', { class: 'wf-dur', text: tookText(view), title: tookTitle(instance, view) });
     if (view.waitingSince !== undefined) setAttr(took, view.state === 'held' ? 'data-waiting-since' : 'data-open-since', view.waitingSince);
     const name = `${label} ${instance.instanceId}`;
-    const tip = [`${label} · ${instance.instanceId}`, hold === undefined ? view.state : holdBadge(hold), `started ${clock(instance.startedAt)}`, view.took === undefined ? undefined : `took ${duration(view.took)}`]
+    const tip = [`${label} · ${instance.instanceId}`, hold === undefined ? view.state : holdBadge(hold), `started ${clock(instance.startedAt)}`, view.took === undefined ? undefined : tookTitle(instance, view)]
       .filter((part) => part !== undefined)
       .join(' · ');
     const row = el(
       'div',
       { class: `wf-row state-${view.state}${this.store.activeInstance === instance.instanceId ? ' active' : ''}`, title: tip },
-      el('span', { class: 'wf-name', title: name }, el('span', { class: 'wf-label', text: cut(label, 60) }), ' ', el('span', { class: 'muted', text: instance.instanceId })),
+      el('span', { class: 'wf-name', title: name }, changeBadge(instance), el('span', { class: 'wf-label', text: cut(label, 60) }), ' ', el('span', { class: 'muted', text: instance.instanceId })),
       el('span', { class: 'wf-track' }, bar),
       took,
     );
     setAttr(row, 'data-instance-id', instance.instanceId);
     setAttr(row, 'data-state', view.state);
+    if (view.serverMs !== null && view.took !== undefined) setAttr(row, 'data-server-ms', String(view.serverMs));
     clickable(row, () => this.onPick(instance.nodeId, instance.instanceId));
     return row;
   }
+}
+
+/** Slowest first by the server's time; calls the server never answered (or still open) after those it did, by start. */
+function sortByServerTime(calls: Instance[]): void {
+  const server = new Map(calls.map((instance) => [instance, instance.endedAt === null ? null : callTimes(instance).serverMs]));
+  calls.sort((a, b) => {
+    const x = server.get(a) ?? null;
+    const y = server.get(b) ?? null;
+    if (x === null || y === null) return x === y ? a.startedAt.localeCompare(b.startedAt) : x === null ? 1 : -1;
+    return y - x;
+  });
 }
