@@ -90,6 +90,14 @@ const cases: Case[] = [
     text: "injected by api (replaced the server's answer)",
   },
   {
+    name: 'the hold let go a moment after the injected answer went out: held never more than the client waited',
+    steps: [start, answered(2), opened('h1', 'after', 2), decidedBy('h1', 'inject', 'viewer', 1000), injected(1000), released('h1', 'inject', 1006)],
+    changed: { action: 'inject', gate: 'after', by: 'viewer', at: iso(1006), holdId: 'h1', server: { status: 'ok', endedAt: iso(2), output: SERVER_ANSWER } },
+    heldMs: 1004,
+    times: { waitedMs: 1000, heldMs: 1000, serverMs: 0 },
+    text: "injected by viewer (replaced the server's answer)",
+  },
+  {
     name: 'an error answer aborted at the error gate by graphmind mcp',
     steps: [
       start,

@@ -16,7 +16,7 @@ export interface CallTimes {
    * for a call still open, when given). Null for an open call without `now`.
    */
   waitedMs: number | null;
-  /** The debugger's: time held at gates ({@link Instance.heldMs}); 0 for a call never held. */
+  /** The debugger's: time held at gates ({@link Instance.heldMs}), at most `waitedMs`; 0 for a call never held. */
   heldMs: number;
   /**
    * The server's: what the requester waited less the time held. Null when
@@ -34,10 +34,12 @@ export function callTimes(instance: Instance, now?: number): CallTimes {
   const until = end === null ? now : Date.parse(end);
   if (until === undefined || Number.isNaN(start) || Number.isNaN(until)) return { waitedMs: null, heldMs, serverMs: null };
   const waitedMs = Math.max(0, until - start);
+  // A hold is let go a moment after the answer a decision made went out: never counted past the requester's wait.
+  const held = Math.min(heldMs, waitedMs);
   const change = instance.changed;
   // Answered by the debugger before the server had answered: the server's part of it is unknown, not zero.
   const unanswered = change !== undefined && change.action !== 'retry' && change.server === undefined;
-  return { waitedMs, heldMs, serverMs: unanswered ? null : Math.max(0, waitedMs - heldMs) };
+  return { waitedMs, heldMs: held, serverMs: unanswered ? null : Math.max(0, waitedMs - held) };
 }
 
 /** The words for who changed a call and how, for badges and lists: `injected by viewer`, `aborted by api`, `retried by graphmind mcp`. */

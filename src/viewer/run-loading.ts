@@ -84,6 +84,7 @@ export function runLoaded(state: ViewState, load: { runId: string; token: number
   const step = newStep();
   if (load.token !== state.loadToken) return step;
   const model = new RunModel(fetched);
+  model.openHolds(state.holds);
   for (const event of state.pending ?? []) model.apply(event);
   state.run = model;
   if (state.selectedNodeId !== null && !model.nodes.has(state.selectedNodeId)) state.selectedNodeId = null;

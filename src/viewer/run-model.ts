@@ -3,6 +3,7 @@
 // own reducer (RunReplay), plus what the page needs beside it: the
 // timeline, the tree of nodes, and change counters for the views.
 import type { Instance, LogLine, NodeKind, NodeStatus, Run, RunSummary } from '../protocol/run-model.js';
+import type { Hold } from '../protocol/control.js';
 import type { NodeDeclaration, RunEvent } from '../protocol/ingest.js';
 import { ownStatus, RunReplay, type NodeEntry } from '../protocol/run-replay.js';
 
@@ -82,6 +83,21 @@ export class RunModel extends RunReplay {
     for (const [key, value] of Object.entries(meta)) if (!this.#liveMetaKeys.has(key)) this.meta[key] = value;
     this.#applyHint();
     this.version++;
+  }
+
+  /**
+   * The holds open on this run when it was fetched. A fetched run is its
+   * calls, not its events: without these, a decision made after the page
+   * loaded would find no hold to end, and the call would show neither what
+   * the debugger changed nor its time held. Applied as the `hold.opened`
+   * events they were (sequence 0: out of sequence, like the server's own).
+   */
+  openHolds(holds: readonly Hold[]): void {
+    for (const hold of holds) {
+      if (hold.runId !== this.summary.runId) continue;
+      const { holdId, nodeId, instanceId, gate, method, frame } = hold;
+      this.apply({ type: 'hold.opened', runId: hold.runId, seq: 0, t: Date.parse(hold.since), holdId, nodeId, instanceId, gate, method, frame });
+    }
   }
 
   /** Apply one event; false when it changed nothing. */
