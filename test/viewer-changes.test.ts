@@ -56,11 +56,12 @@ t.test('an answer injected at the after gate from the page', async (t) => {
   t.same(await answer, injected, 'the host got the injected answer');
   await setBreakpoints(serve, { pauseOnError: false, nodes: {} });
 
-  const badge = "injected by viewer (replaced the server's answer)";
+  const badge = 'injected by viewer';
   const row = `.timeline .tl[data-instance-id="${hold.instanceId}"]`;
   await page.locator(`${row} .changed-badge`).waitFor({ timeout: STEP_MS });
   t.equal(await text(page, `${row} .changed-badge`), badge, 'the timeline row says who changed it and how');
   t.equal(await page.locator(`${row} .changed-badge`).getAttribute('data-by'), 'viewer');
+  t.equal(await page.locator(`${row} .changed-badge`).getAttribute('title'), "injected by viewer (replaced the server's answer) at the after gate: what the host got was decided in the debugger, not the server's own answer as it came", 'its tooltip: at which gate, and that it replaced the server\'s answer');
   t.equal(await text(page, '.node[data-node-id="tool:echo"] .node-changed'), `✎ ${badge}`, 'so does its node in the graph');
 
   await page.locator('.node[data-node-id="tool:echo"]').click();
@@ -93,15 +94,17 @@ t.test('an answer injected at the after gate from the page', async (t) => {
   t.ok(held > 0, 'the time held is kept apart');
   t.equal(server + held, waited, 'server time and held time add up to what the client waited');
   t.match(await times.textContent(), /^server \d+ ms\s*held \d+(\.\d+)? m?s\s*client waited \d+(\.\d+)? m?s$/, 'and the detail says all three');
+  await diff.scrollIntoViewIfNeeded();
   await shot(page, 'changes-injected-detail');
 
   await page.locator('.tab[data-view="waterfall"]').click();
   const bar = page.locator(`.wf-row[data-instance-id="${hold.instanceId}"]`);
   await bar.waitFor({ timeout: STEP_MS });
-  t.equal(await bar.locator('.changed-badge').textContent(), badge, 'the waterfall row has the badge too');
+  t.equal(await bar.locator('.changed-badge').textContent(), 'injected', 'the waterfall row has the badge too (short: the names are narrow)');
   const parts = await bar.locator('.wf-bar.split .wf-part').evaluateAll((els) => els.map((el) => el.className));
   t.equal(parts[parts.length - 1], 'wf-part wf-held', `its bar: the held part apart, at the end (the answer was held at the after gate): ${parts.join(', ')}`);
-  t.match(await bar.locator('.wf-dur').textContent(), / held$/, 'its time: the server\'s, the held apart');
+  t.match(await bar.locator('.wf-dur').textContent(), /^\d+ ms$/, 'its time column: the server\'s');
+  t.match(await bar.locator('.wf-dur').getAttribute('title'), /the server's time \d+ ms, held \d+(\.\d+)? m?s by the debugger/, 'the held time apart, in its tooltip');
   await shot(page, 'changes-injected-waterfall');
   t.same(realProblems(problems, t.comment), [], 'no console errors, uncaught errors or CSP violations');
 });
@@ -155,6 +158,8 @@ t.test('a Retry: attempt 1 beside attempt 2, and the held time apart', async (t)
   t.same(await texts(page, '.detail .inst[data-instance-id="mcp_4"] .answer-diff[data-diff="attempt-1"] .diff-left.diff-mark'), ['"text": "first answer: try later"'], 'attempt 1');
   t.same(await texts(page, '.detail .inst[data-instance-id="mcp_4"] .answer-diff[data-diff="attempt-1"] .diff-right.diff-mark'), ['"text": "second answer: all good"'], 'beside attempt 2');
   t.equal(await call.locator('.answer-diff[data-diff="server"]').count(), 0, 'a Retry replaced no answer of the server\'s: no server diff');
+  await diff.scrollIntoViewIfNeeded();
+  await shot(page, 'changes-retry-detail');
 
   // Held 3 s (3,201 → 6,201 ms); the client waited 3,502 ms; the server's time is the rest.
   const times = call.locator('.call-times');
@@ -167,7 +172,8 @@ t.test('a Retry: attempt 1 beside attempt 2, and the held time apart', async (t)
   await page.locator('.tab[data-view="waterfall"]').click();
   const bar = page.locator('.wf-row[data-instance-id="mcp_4"]');
   await bar.waitFor({ timeout: STEP_MS });
-  t.equal(await bar.locator('.changed-badge').textContent(), 'retried by viewer', 'the waterfall row has the badge');
+  t.equal(await bar.locator('.changed-badge').textContent(), 'retried', 'the waterfall row has the badge');
+  t.equal(await bar.locator('.wf-dur').textContent(), '502 ms', 'its time column: the server\'s 502 ms, not the 3.5 s the client waited');
   const parts = await bar.locator('.wf-bar.split .wf-part').evaluateAll((els) => els.map((el) => `${el.className}:${(el as unknown as { style: { width: string } }).style.width}`));
   t.same(parts, ['wf-part wf-held:85.665%', 'wf-part wf-server:14.335%'], 'its bar: 3,000 of 3,502 ms held, the server\'s 502 ms apart');
   t.equal(await page.locator('.wf-row[data-instance-id="mcp_3"] .wf-bar.split').count(), 0, 'a call never held is one bar');

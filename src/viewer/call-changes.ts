@@ -12,13 +12,20 @@ import { duration, ordinal } from './format.js';
 /** The tooltip of every change badge: why it is there. */
 const CHANGED_TITLE = 'what the host got was decided in the debugger, not the server\'s own answer as it came';
 
-/** The badge of a call the debugger changed, or null for one it left alone. */
-export function changeBadge(instance: Instance): HTMLElement | null {
-  const text = changeText(instance);
+/**
+ * The badge of a call the debugger changed (`injected by viewer`; `compact`:
+ * just `injected`, for the waterfall's narrow names), or null for one it
+ * left alone. Its tooltip says all: the gate, and whether it replaced the
+ * server's answer.
+ */
+export function changeBadge(instance: Instance, compact = false): HTMLElement | null {
+  const full = changeText(instance);
+  const words = changeWords(instance);
   const change = instance.changed;
-  if (text === undefined || change === undefined) return null;
+  if (full === undefined || words === undefined || change === undefined) return null;
   const gate = change.gate === undefined ? '' : ` at the ${change.gate} gate`;
-  const badge = el('span', { class: 'changed-badge', text, title: `${change.action}${gate} by ${change.by}: ${CHANGED_TITLE}` });
+  const text = compact ? words.replace(/ by .*$/, '') : words;
+  const badge = el('span', { class: 'changed-badge', text, title: `${full}${gate}: ${CHANGED_TITLE}` });
   setAttr(badge, 'data-action', change.action);
   setAttr(badge, 'data-by', change.by);
   return badge;

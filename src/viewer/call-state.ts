@@ -58,7 +58,12 @@ export function tookText(view: CallView): string {
   if (view.took === undefined) return '';
   // Held time is the debugger's: the server's time first, the hold apart.
   if (view.heldMs <= 0) return duration(view.took);
-  return `${view.serverMs === null ? 'no server' : duration(view.serverMs)} + ${duration(view.heldMs)} held`;
+  return `${serverText(view)} + ${duration(view.heldMs)} held`;
+}
+
+/** The server's time of an ended call: `502 ms`, or `no server` when the server never answered it. */
+export function serverText(view: CallView): string {
+  return view.serverMs === null ? 'no server' : duration(view.serverMs);
 }
 
 /** The tooltip of a call's duration: what it measures. */

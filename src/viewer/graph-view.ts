@@ -5,6 +5,7 @@
 // drawn grey. Cards are kept per node and rebuilt only when what they show changes.
 import type { Instance, NodeStatus } from '../protocol/run-model.js';
 import { changeText } from '../protocol/call-times.js';
+import { changeWords } from './answer-pairs.js';
 import type { Breakpoints, Hold } from '../protocol/control.js';
 import { appliesTo, runServerName, serverLabel } from './breakpoint-scope.js';
 import { reasonText } from './call-state.js';
@@ -233,7 +234,7 @@ function drawMarks(card: HTMLElement, f: CardFacts): void {
 function drawChanged(card: HTMLElement, changed: readonly Instance[]): void {
   const last = changed[changed.length - 1];
   if (last === undefined) return;
-  const text = changed.length === 1 ? changeText(last) ?? 'changed by the debugger' : `${changed.length} calls changed by the debugger`;
+  const text = changed.length === 1 ? changeWords(last) ?? 'changed by the debugger' : `${changed.length} calls changed by the debugger`;
   const title = `${changed.map((instance) => `${instance.instanceId}: ${changeText(instance) ?? ''}`).slice(-10).join('\n')}\nwhat the host got was decided in the debugger, not the server's own answer`;
   const badge = el('div', { class: 'changed-badge node-changed', text: `✎ ${text}`, title });
   setAttr(badge, 'data-changed', String(changed.length));

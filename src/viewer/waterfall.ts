@@ -12,7 +12,7 @@ import type { Hold } from '../protocol/control.js';
 import { callTimes } from '../protocol/call-times.js';
 import { barParts } from './bar-parts.js';
 import { changeBadge } from './call-changes.js';
-import { callView, holdBadge, tookText, tookTitle, waitingText, type CallView } from './call-state.js';
+import { callView, holdBadge, serverText, tookText, tookTitle, waitingText, type CallView } from './call-state.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { callMatches, finding, isCall, words, type FindQuery } from './find.js';
 import { clock, cut, duration } from './format.js';
@@ -87,7 +87,7 @@ export class Waterfall {
       'span',
       { class: 'wf-legend muted' },
       ...(['ok', 'error', 'open', 'held'] as const).map((state) => el('span', { class: 'wf-key' }, el('span', { class: `wf-swatch state-${state}` }), state)),
-      el('span', { class: 'wf-key', title: 'the part of a bar the debugger held the call: not the server\'s time' }, el('span', { class: 'wf-swatch wf-held-swatch' }), 'held by debugger'),
+      el('span', { class: 'wf-key', title: 'the part of a bar the debugger held the call: not the server\'s time' }, el('span', { class: 'wf-swatch wf-held-swatch' }), 'time held'),
     );
     // The axis sits over the bars: a row laid out like the calls' rows.
     const axisRow = el('div', { class: 'wf-axis-row' }, el('span', { class: 'wf-name muted', text: 'call' }), this.#axis, el('span', { class: 'wf-dur muted', text: 'took' }));
@@ -291,7 +291,8 @@ export class Waterfall {
     const bar = el('span', { class: `wf-bar state-${view.state}${view.waitingSince !== undefined ? ' waiting' : ''}` });
     this.#place(bar, instance, Date.now());
     this.#parts(bar, instance, view);
-    const took = el('span', { class: 'wf-dur', text: tookText(view), title: tookTitle(instance, view) });
+    // The column is the server's time alone when the call was held: the bar shows the held part.
+    const took = el('span', { class: 'wf-dur', text: view.heldMs > 0 && view.took !== undefined ? serverText(view) : tookText(view), title: tookTitle(instance, view) });
     if (view.waitingSince !== undefined) setAttr(took, view.state === 'held' ? 'data-waiting-since' : 'data-open-since', view.waitingSince);
     const name = `${label} ${instance.instanceId}`;
     const tip = [`${label} · ${instance.instanceId}`, hold === undefined ? view.state : holdBadge(hold), `started ${clock(instance.startedAt)}`, view.took === undefined ? undefined : tookTitle(instance, view)]
@@ -300,7 +301,7 @@ export class Waterfall {
     const row = el(
       'div',
       { class: `wf-row state-${view.state}${this.store.activeInstance === instance.instanceId ? ' active' : ''}`, title: tip },
-      el('span', { class: 'wf-name', title: name }, changeBadge(instance), el('span', { class: 'wf-label', text: cut(label, 60) }), ' ', el('span', { class: 'muted', text: instance.instanceId })),
+      el('span', { class: 'wf-name', title: name }, changeBadge(instance, true), el('span', { class: 'wf-label', text: cut(label, 60) }), ' ', el('span', { class: 'muted', text: instance.instanceId })),
       el('span', { class: 'wf-track' }, bar),
       took,
     );
