@@ -115,6 +115,8 @@ export class Waterfall {
     this.#sort.textContent = on ? 'In start order' : 'Slowest first';
     this.#shown = null;
     this.render();
+    // The slowest are at the top; back in start order, the newest at the bottom (as render left it).
+    if (on && this.#items.length > 0) this.#list.scrollToIndex(0);
   }
 
   render(): void {
