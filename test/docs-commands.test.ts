@@ -575,7 +575,15 @@ async function checkReplay(t: Test, command: string): Promise<void> {
  * the examples' server for `node build/server.js`, a replay of the fixture
  * over HTTP for `--url`, and no debugger: every call the same, exit 0.
  */
-async function checkVerify(t: Test, command: string): Promise<void> {
+let verifyQueue: Promise<unknown> = Promise.resolve();
+function checkVerify(t: Test, command: string): Promise<void> {
+  // One at a time: each starts two Node processes, and the other commands of this file run beside them.
+  const turn = verifyQueue.then(() => runVerifyLine(t, command));
+  verifyQueue = turn.catch(() => undefined);
+  return turn;
+}
+
+async function runVerifyLine(t: Test, command: string): Promise<void> {
   const { home, env } = scratch(t);
   copyFileSync(join(TESTING_EXAMPLES, 'search.jsonl'), join(home, 'search.jsonl'));
   copyFileSync(join(TESTING_EXAMPLES, 'search.rules.json'), join(home, 'search.rules.json'));
