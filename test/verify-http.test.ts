@@ -59,14 +59,12 @@ async function runWhere(found: (summary: RunSummary) => boolean, known: Readonly
   }
 }
 
-/** Record a session of an SDK `sdk` client through http-proxy into the debugger; the run log's path. */
-async function recordOverHttp(t: Teardown, sdk: '1' | '2', upstream: string): Promise<{ file: string; runId: string }> {
+/** Record a session of an SDK `sdk` client through http-proxy into the debugger (`drive` makes its calls); the run log's path. */
+async function recordOverHttp(t: Teardown, sdk: '1' | '2', upstream: string, drive: (client: Awaited<ReturnType<typeof connect>>['client']) => Promise<unknown> = driveVerifyServer): Promise<{ file: string; runId: string }> {
   const known = new Set((await listRuns(serve)).map((summary) => summary.runId));
   const proxy = await startHttpProxy(t, upstream, { serve: { ...serve, url: '' } as unknown as ServeProcess });
   const { client, transport } = await connect(t, proxy.url, sdk);
-  await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
-  await client.callTool({ name: 'search', arguments: { query: 'mcp' } });
-  await client.listTools();
+  await drive(client);
   await transport.terminateSession();
   await client.close();
   const run = await runWhere((summary) => summary.source === 'mcp-http-proxy' && summary.status !== 'running', known);
@@ -74,6 +72,12 @@ async function recordOverHttp(t: Teardown, sdk: '1' | '2', upstream: string): Pr
   const file = join(tempDir('graphmind-verify-http-'), 'recorded.jsonl');
   copyFileSync(join(serve.dataDir, 'runs', `${run.runId}.jsonl`), file);
   return { file, runId: run.runId };
+}
+
+async function driveVerifyServer(client: Awaited<ReturnType<typeof connect>>['client']): Promise<void> {
+  await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+  await client.callTool({ name: 'search', arguments: { query: 'mcp' } });
+  await client.listTools();
 }
 
 for (const sdk of ['1', '2'] as const) {
