@@ -24,6 +24,7 @@ const LAYERS = [
   ['proxy', 'http-proxy', 'adapter'], // the three integrations: siblings
   ['export'], // the formats: the run log (JSONL), HAR, OTLP; import and export of a run
   ['replay'], // a recorded run served again, and the matching verify shares
+  ['testing'], // graphmind-ai/test: replay and verify for a test runner
   ['client'], // the loopback client of a running debugger's API
   ['server'], // graphmind serve
   ['mcp'], // graphmind mcp

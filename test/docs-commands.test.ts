@@ -16,11 +16,14 @@
 //   checked: the CLI path, flags and package fields it relies on exist. A
 //   `claude mcp add` line cannot run, but the command it registers does.
 //
+// docs/testing.md's `graphmind replay` and `graphmind verify` lines run on
+// the testing examples' fixture (test/fixtures/testing-examples).
+//
 // A command added to the docs that no rule matches fails, and so does a rule
 // that no command matches any more. Relative links in the docs this suite
 // owns must lead to existing files and headings.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +37,8 @@ const CLI = join(ROOT, 'dist/cli/graphmind.js');
 const ECHO_SERVER = join(ROOT, 'test/fixtures/mcp-proxy/echo-server.mjs');
 const PYTHON_SERVER = join(ROOT, 'test/fixtures/mcp-proxy/python-server.py');
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+/** docs/testing.md's fixture, rules and server (test/fixtures/search.jsonl, node build/server.js) as the examples keep them. */
+const TESTING_EXAMPLES = join(ROOT, 'test/fixtures/testing-examples');
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
   bin: Record<string, string>;
@@ -392,6 +397,18 @@ const COVERED: Covered[] = [
     contains: ['OTEL_EXPORTER_OTLP_ENDPOINT'],
   },
   {
+    // Keeping a run as a fixture (docs/testing.md).
+    pattern: /^graphmind export run_\w+ --format jsonl -o \S+$/,
+    test: 'test/export-roundtrip.test.ts',
+    contains: ["'export'", "'--format', 'jsonl', '-o'"],
+  },
+  {
+    // A replay over Streamable HTTP (docs/testing.md).
+    pattern: /^graphmind replay \S+\.jsonl --http 0$/,
+    test: 'test/replay.test.ts',
+    contains: ["'replay'", "'--http', '0'"],
+  },
+  {
     // The adapter's example server, as a host starts it: node <checkout>/example/stdio-server.mjs.
     pattern: /^node \S*\/graphmind-ai\/example\/stdio-server\.mjs$/,
     test: 'test/adapter-example.test.ts',
@@ -518,6 +535,18 @@ const RULES: Rule[] = [
     check: (t, c) => t.ok(Number(/=(\d+)/.exec(c.text)?.[1]) >= 60_000, 'a timeout in milliseconds, a minute or more'),
   },
   {
+    pattern: /^graphmind replay test\/fixtures\/search\.jsonl$/,
+    how: 'runs',
+    why: "the built CLI on the testing examples' fixture; initialize on stdin is answered as recorded",
+    check: (t, c) => checkReplay(t, c.text),
+  },
+  {
+    pattern: /^graphmind verify test\/fixtures\/search\.jsonl( --[\w-]+( '[^']*'| \S+)?)*?( -- node build\/server\.js( > \S+)?)?$/,
+    how: 'runs',
+    why: "the built CLI with no debugger (port 1), a copy of the testing examples' fixture and rules, their server for build/server.js, and a replay of the fixture for --url; exit 0",
+    check: (t, c) => checkVerify(t, c.text),
+  },
+  {
     pattern: /^TOKEN=\$\(cat ~\/\.graphmind\/token\)$/,
     how: 'runs',
     why: 'with the curl command of its block, against a debugger on a free port',
@@ -530,6 +559,54 @@ const RULES: Rule[] = [
     check: (t, c) => checkCurlBlock(t, c),
   },
 ];
+
+/** docs/testing.md's `graphmind replay <fixture>`: a stdio server answering initialize as the recorded server did, exit 0 at the end of stdin. */
+async function checkReplay(t: Test, command: string): Promise<void> {
+  const local = localCli(command.replace(/ test\/fixtures\/search\.jsonl/, ` ${shellQuote(join(TESTING_EXAMPLES, 'search.jsonl'))}`));
+  const ran = await runOnce(t, local, {}, `${INITIALIZE}\n`);
+  t.equal(ran.code, 0, `exit code 0 (${local})\n${ran.stderr}`);
+  const answer = answerTo(t, ran.stdout, 1);
+  t.equal((answer?.result as { serverInfo?: { name?: string } } | undefined)?.serverInfo?.name, 'docs-search', 'answers initialize as the recorded server');
+}
+
+/**
+ * docs/testing.md's `graphmind verify …`: in a scratch directory holding a
+ * copy of the fixture and its rules (so `--update` rewrites the copy), with
+ * the examples' server for `node build/server.js`, a replay of the fixture
+ * over HTTP for `--url`, and no debugger: every call the same, exit 0.
+ */
+let verifyQueue: Promise<unknown> = Promise.resolve();
+function checkVerify(t: Test, command: string): Promise<void> {
+  // One at a time: each starts two Node processes, and the other commands of this file run beside them.
+  const turn = verifyQueue.then(() => runVerifyLine(t, command));
+  verifyQueue = turn.catch(() => undefined);
+  return turn;
+}
+
+async function runVerifyLine(t: Test, command: string): Promise<void> {
+  const { home, env } = scratch(t);
+  copyFileSync(join(TESTING_EXAMPLES, 'search.jsonl'), join(home, 'search.jsonl'));
+  copyFileSync(join(TESTING_EXAMPLES, 'search.rules.json'), join(home, 'search.rules.json'));
+  let local = command
+    .replace(/test\/fixtures\/search\.(jsonl|rules\.json)/g, (_, ext: string) => shellQuote(join(home, `search.${ext}`)))
+    .replace(/ -- node build\/server\.js/, ` -- node ${shellQuote(join(TESTING_EXAMPLES, 'server.mjs'))}`)
+    .replace(/ > (\S+)$/, (_, file: string) => ` > ${shellQuote(join(home, file))}`);
+  const url = /--url (\S+)/.exec(command)?.[1];
+  if (url !== undefined) {
+    const { replayServer } = await import('graphmind-ai/test');
+    const replay = await replayServer(join(TESTING_EXAMPLES, 'search.jsonl'), { http: true });
+    t.teardown(() => replay.close());
+    local = local.replace(`--url ${url}`, `--url ${replay.url}`);
+  }
+  local = localCli(local.replace(/^graphmind verify (\S+)/, `graphmind verify $1 --port ${NO_DEBUGGER_PORT}`));
+  const ran = await runShell(local, env, undefined, 30_000);
+  t.equal(ran.code, 0, `exit code 0 (${local})\n${ran.stdout}${ran.stderr}`);
+  const redirected = / > (\S+)$/.exec(command)?.[1];
+  const output = redirected === undefined ? ran.stdout : readFileSync(join(home, redirected), 'utf8');
+  if (/--reporter junit/.test(command)) t.match(output, /^<\?xml/, 'JUnit XML');
+  else t.match(output, /3 calls: 3 same, 0 different, 0 missing, 0 extra/, 'every call the same');
+  if (/--update/.test(command)) t.match(ran.stderr, /wrote the answers received now into/, 'the copy re-blessed');
+}
 
 async function checkCurlBlock(t: Test, c: DocCommand): Promise<void> {
   if (blocksRun.has(c.block)) {

@@ -92,7 +92,7 @@ async function verify(): Promise<void> {
   const server = dashes === -1 ? [] : rest.slice(dashes + 1);
   const flags = await yargs(ours)
     .scriptName('graphmind verify')
-    .command('$0 <run>', 'Play a recorded run against a server and compare its answers with the recorded ones (graphmind verify <run> -- <server command…>)', verifyFlags)
+    .command('$0 <run>', 'Play a recorded run against a server and compare its answers with the recorded ones (graphmind verify <run> -- <server command…>, or --url <http url>)', verifyFlags)
     .version(readVersion())
     .help()
     .strict()

@@ -4,7 +4,7 @@ import { defaultDataDir } from '../report/config.js';
 import { debuggerPort, PORT_FLAG_HELP, portFlagProblem } from './debugger-port.js';
 import { EXIT_USAGE } from './proxy-flags.js';
 import type { RecordedAnswer, RecordedRun } from '../replay/recorded-run.js';
-import type { ReporterName, VerifyReport } from '../replay/verify-report.js';
+import type { ReporterName } from '../replay/verify-report.js';
 import type { CallResult } from '../replay/verify-session.js';
 
 /** Parsed `verify` flags. */
@@ -31,7 +31,7 @@ export const EXIT_DIFFERENT = 1;
 export function verifyFlags(yargs: Argv): Argv<VerifyFlags> {
   return yargs
     .positional('run', { type: 'string', describe: 'A run id, a run log file (.jsonl, or any path with a /), or an mcp-recorder cassette' })
-    .option('url', { type: 'string', describe: 'Verify a Streamable HTTP server at this URL instead of starting one (not built yet)' })
+    .option('url', { type: 'string', describe: 'Verify the Streamable HTTP server at this URL (http://127.0.0.1:3000/mcp) instead of starting one' })
     .option('as-sent-by-server', { type: 'boolean', default: false, describe: "Compare with the server's recorded answers, not what the host received" })
     .option('ignore', { type: 'string', array: true, default: [] as string[], describe: 'A JSONPath left out of the comparison ($.result.structuredContent.timestamp), optionally scoped: "tools/call:search $.result…"; repeatable' })
     .option('rules', { type: 'string', describe: 'A JSON file: { "ignore": [paths], "normalise": ["uuid", "date-time"] }' })
@@ -77,36 +77,6 @@ async function rulesOf(flags: VerifyFlags): Promise<import('../replay/verify-rul
   return parsed.rules;
 }
 
-/** Play `run` against the server `command` on stdio; the report, or exit 2 when the server could not run. */
-async function verifyStdio(run: RecordedRun, command: readonly string[], flags: VerifyFlags, rules: import('../replay/verify-rules.js').VerifyRules): Promise<VerifyReport> {
-  const [{ StdioTarget, verifyLine }, { VerifySession }] = await Promise.all([import('../replay/stdio-target.js'), import('../replay/verify-session.js')]);
-  let endedLine: string | undefined;
-  let stopping = false;
-  let session: InstanceType<typeof VerifySession> | undefined;
-  const target = new StdioTarget(command, {
-    message: (message) => session?.receive(message),
-    ended: (line) => {
-      // Its end after we closed its stdin is ours, not news.
-      if (!stopping) endedLine = line;
-      session?.ended(line);
-    },
-  });
-  session = new VerifySession(run, { rules, asSentByServer: flags['as-sent-by-server'], timeoutMs: flags.timeout }, { send: (text) => target.send(text) });
-  const calls = await session.play();
-  stopping = true;
-  await target.stop();
-  const first = calls[0];
-  if (first !== undefined && first.verdict === 'missing' && first.received === undefined) {
-    const tail = target.stderrTail();
-    if (endedLine !== undefined && !endedLine.startsWith('the MCP server exited') && !endedLine.startsWith('the MCP server was')) return fail(endedLine);
-    const why = endedLine ?? `the MCP server did not answer ${first.method} within ${flags.timeout} ms (--timeout)`;
-    const tailText = tail.length === 0 ? ' — it wrote nothing to stderr' : ` — its last stderr output was:\n${tail.slice(-40).map((line) => `    ${line}`).join('\n')}`;
-    return fail(endedLine !== undefined ? why : `${why}${tailText}`);
-  }
-  if (endedLine !== undefined && calls.some((call) => call.verdict === 'missing')) process.stderr.write(`${verifyLine(endedLine)}\n`);
-  return { run: '', calls, noise: target.noise };
-}
-
 /** Write the answers received now into the run file (or -o). */
 async function update(run: RecordedRun, source: { file?: string; body?: Buffer }, calls: readonly CallResult[], flags: VerifyFlags): Promise<string> {
   const { updateRunLog, updateCassette } = await import('../replay/update-run.js');
@@ -132,24 +102,32 @@ async function update(run: RecordedRun, source: { file?: string; body?: Buffer }
 }
 
 /**
- * `graphmind verify <run> -- <server command…>`: the run's calls against
- * the server, each answer compared with the recorded one. Exit 0 all the
- * same, 1 differences, 2 could not run.
+ * `graphmind verify <run> -- <server command…>` (or `--url <http url>`):
+ * the run's calls against the server, each answer compared with the
+ * recorded one. Exit 0 all the same, 1 differences, 2 could not run.
  */
 export async function runVerifyCommand(flags: VerifyFlags, command: readonly string[]): Promise<void> {
-  if (flags.url !== undefined) fail('--url is not built yet: start the server on stdio with -- <server command…>');
-  if (command.length === 0) fail('give the server command after --: graphmind verify <run> -- <server command…>');
+  if (flags.url !== undefined && command.length > 0) fail('give either --url <http url> or -- <server command…>, not both');
+  if (flags.url === undefined && command.length === 0) fail('give the server command after -- (graphmind verify <run> -- <server command…>) or --url <http url>');
+  const target = flags.url === undefined ? { command } : { url: flags.url };
   const { loadRunArgument, isRunPath } = await import('./run-log-source.js');
   if (flags.update && !isRunPath(flags.run) && flags.output === undefined) {
     fail(`--update rewrites a run file, and ${flags.run} is a run id: give -o <file> to write the re-blessed run there`);
   }
   const rules = await rulesOf(flags);
-  const loaded = await loadRunArgument(flags.run, debuggerPort('graphmind verify', flags.port), flags['data-dir'] ?? defaultDataDir(), 'verify');
+  const port = debuggerPort('graphmind verify', flags.port);
+  const dataDir = flags['data-dir'] ?? defaultDataDir();
+  const loaded = await loadRunArgument(flags.run, port, dataDir, 'verify');
   if (!loaded.ok) return fail(loaded.line);
   const run = loaded.run;
   if (run.missing.length > 0) fail(`cannot verify ${loaded.what}: the recording lacks ${run.missing.join('; ')} (recorded with GRAPHMIND_HIDE_* or too large); record it again without them`);
-  const report = await verifyStdio(run, command, flags, rules);
-  report.run = `${loaded.what} against ${command.join(' ')}`;
+  const { verifyAgainst } = await import('../replay/verify-run.js');
+  // With a debugger running the session is recorded there, as a proxy session is (none: nothing happens).
+  const record = { port, ...(flags['data-dir'] === undefined ? {} : { dataDir }) };
+  const outcome = await verifyAgainst(run, target, { rules, asSentByServer: flags['as-sent-by-server'], timeoutMs: flags.timeout, what: loaded.what, record });
+  if (!outcome.ok) return fail(outcome.line);
+  if (outcome.warning !== undefined) process.stderr.write(`${outcome.warning}\n`);
+  const report = outcome.report;
   const { formatReport, reportOk } = await import('../replay/verify-report.js');
   process.stdout.write(formatReport(report, flags.reporter));
   if (flags.update) {

@@ -35,8 +35,8 @@ export interface RunSummary {
    * What recorded the run, as its first `run.started` says: `mcp-proxy`
    * (`graphmind mcp-proxy`, or a relay given a command), `mcp-adapter`
    * (the in-process adapter), `mcp-http-proxy` (`graphmind http-proxy`),
-   * `mcp-relay` (a relay of your own with no command), or whatever a
-   * reporter of your own sends.
+   * `graphmind-verify` (a `graphmind verify` session), `mcp-relay` (a relay
+   * of your own with no command), or whatever a reporter of your own sends.
    */
   source: 'mcp-proxy' | 'mcp-adapter' | string;
   /**

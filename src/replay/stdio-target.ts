@@ -15,8 +15,8 @@ import { StderrTail } from '../proxy/stderr-tail.js';
 
 /** What the target tells its user. */
 export interface StdioTargetEvents {
-  /** A parsed JSON-RPC message from the server. */
-  message(message: unknown): void;
+  /** A parsed JSON-RPC message from the server, and its text (the line as it came, for a recording). */
+  message(message: unknown, text: string): void;
   /** The server ended (or could not start): `line` says how, without a prefix. */
   ended(line: string): void;
 }
@@ -80,7 +80,7 @@ export class StdioTarget {
       return;
     }
     if ('id' in message && !('method' in message)) this.#answered = true;
-    events.message(message);
+    events.message(message, line);
   }
 
   /** Send one message. */
