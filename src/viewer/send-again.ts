@@ -99,7 +99,8 @@ export function sendAgainBar(store: Store, instance: Instance): HTMLElement | nu
   }, 'btn small', isRefusal(editable) ? editable.error : 'Edit the params, then send the request to the server');
   edit.disabled = isRefusal(editable);
   setAttr(edit, 'data-action', 'send-again-edit');
-  const lines = el('div', { class: 'send-commands', attrs: { hidden: '' } });
+  const lines = el('div', { class: 'send-commands' });
+  lines.hidden = true;
   const copy = button('Copy as command', () => {
     const commands = callCommands({ runId, method, params: instance.input, server: serverOf(run) });
     const list = commandList(commands);
