@@ -42,27 +42,27 @@ t.test('hostRequestMethod: the method of the host request a node records', async
     ['mcp:elicitation/create', 'custom', undefined],
     ['step:fetch', 'custom', undefined],
   ];
-  for (const [nodeId, kind, method] of table) t.equal(hostRequestMethod({ nodeId, kind: kind as 'tool' }), method, nodeId);
+  for (const [nodeId, kind, method] of table) t.equal(hostRequestMethod({ nodeId, kind: kind as 'tool', label: nodeId.replace(/^\w+:/, '') }), method, nodeId);
 });
 
 t.test('callToSend: a live proxy run, a request of the host, its params', async (t) => {
   const live = { status: 'running', source: 'mcp-proxy' } as const;
-  const tool = { nodeId: 'tool:greet', kind: 'tool' } as const;
+  const tool = { nodeId: 'tool:greet', kind: 'tool', label: 'greet' } as const;
   const recorded = { input: { name: 'greet', arguments: { name: 'x' } } };
   const table: Array<[string, SendQuestion, string | { method: string; params: unknown }]> = [
     ['as recorded', { summary: live, instance: recorded, node: tool }, { method: 'tools/call', params: recorded.input }],
     ['edited', { summary: live, instance: recorded, node: tool, edited: { params: { name: 'greet', arguments: { name: 'y' } } } }, { method: 'tools/call', params: { name: 'greet', arguments: { name: 'y' } } }],
-    ['edited to none', { summary: live, instance: recorded, node: { nodeId: 'mcp:tools/list', kind: 'custom' }, edited: { params: undefined } }, { method: 'tools/list', params: undefined }],
-    ['no params recorded', { summary: live, instance: {}, node: { nodeId: 'mcp:tools/list', kind: 'custom' } }, { method: 'tools/list', params: undefined }],
+    ['edited to none', { summary: live, instance: recorded, node: { nodeId: 'mcp:tools/list', kind: 'custom', label: 'tools/list' }, edited: { params: undefined } }, { method: 'tools/list', params: undefined }],
+    ['no params recorded', { summary: live, instance: {}, node: { nodeId: 'mcp:tools/list', kind: 'custom', label: 'tools/list' } }, { method: 'tools/list', params: undefined }],
     ['unknown call', { summary: live, instance: undefined, node: undefined }, 'unknown_call'],
     ['ended run', { summary: { status: 'ok', source: 'mcp-proxy' }, instance: recorded, node: tool }, 'run_not_live'],
     ['failed run', { summary: { status: 'error', source: 'mcp-proxy' }, instance: recorded, node: tool }, 'run_not_live'],
     ['proxy gone', { summary: live, instance: recorded, node: tool, connected: false }, 'run_not_live'],
     ['http-proxy', { summary: { status: 'running', source: 'mcp-http-proxy' }, instance: recorded, node: tool }, 'not_supported'],
     ['adapter', { summary: { status: 'running', source: 'mcp-adapter' }, instance: recorded, node: tool }, 'not_supported'],
-    ['notification', { summary: live, instance: {}, node: { nodeId: 'mcp:notifications/initialized', kind: 'custom' } }, 'not_a_request'],
-    ['session', { summary: live, instance: {}, node: { nodeId: 'mcp:session', kind: 'server' } }, 'not_a_request'],
-    ['initialize', { summary: live, instance: {}, node: { nodeId: 'mcp:initialize', kind: 'custom' } }, 'handshake'],
+    ['notification', { summary: live, instance: {}, node: { nodeId: 'mcp:notifications/initialized', kind: 'custom', label: 'notifications/initialized' } }, 'not_a_request'],
+    ['session', { summary: live, instance: {}, node: { nodeId: 'mcp:session', kind: 'server', label: 'session' } }, 'not_a_request'],
+    ['initialize', { summary: live, instance: {}, node: { nodeId: 'mcp:initialize', kind: 'custom', label: 'initialize' } }, 'handshake'],
     ['hidden input', { summary: live, instance: { input: '[hidden]' }, node: tool }, 'input_not_recorded'],
     ['too large', { summary: live, instance: { input: { '[graphmind]': 'not recorded: the frame is larger than 1 MiB', bytes: 2e6 } }, node: tool }, 'input_not_recorded'],
     ['hidden, edited', { summary: live, instance: { input: '[hidden]' }, node: tool, edited: { params: { name: 'greet' } } }, { method: 'tools/call', params: { name: 'greet' } }],

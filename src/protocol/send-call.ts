@@ -6,29 +6,23 @@
  *
  * @module
  */
+import { isNotification, methodOf, serverInitiated } from './call-method.js';
 import type { GraphNode, Instance, RunSummary } from './run-model.js';
 
 /** The node ids that stand for no request: the session, the protocol card, stdout noise. */
 const NOT_CALLS = new Set(['mcp:session', 'mcp:protocol', 'mcp:stdout-noise']);
 
-/** Requests a server makes of its host: recorded under `mcp:<method>` too, but never the server's to answer. */
-const SERVER_REQUESTS = new Set(['roots/list', 'sampling/createMessage']);
-
 /**
  * The method of the host's request that a node records, or undefined when
  * the node records none the host sent: the session and protocol cards,
  * stdout noise, notifications, the server's own requests (sampling,
- * elicitation, roots).
+ * elicitation, roots), an adapter's nodes of its own.
  */
-export function hostRequestMethod(node: Pick<GraphNode, 'nodeId' | 'kind'>): string | undefined {
+export function hostRequestMethod(node: Pick<GraphNode, 'nodeId' | 'kind' | 'label'>): string | undefined {
   const { nodeId, kind } = node;
-  if (kind === 'tool') return 'tools/call';
-  if (kind === 'resource') return 'resources/read';
-  if (kind === 'prompt') return 'prompts/get';
-  if (kind !== 'custom' || NOT_CALLS.has(nodeId) || !nodeId.startsWith('mcp:')) return undefined;
-  const method = nodeId.slice(4);
-  if (method === '' || method.startsWith('notifications/') || method.startsWith('elicitation/') || SERVER_REQUESTS.has(method)) return undefined;
-  return method;
+  if (NOT_CALLS.has(nodeId) || kind === 'server' || (kind === 'custom' && !nodeId.startsWith('mcp:'))) return undefined;
+  const method = methodOf(node);
+  return method === '' || isNotification(method) || serverInitiated(method) ? undefined : method;
 }
 
 /** The request Send again makes: a method and its params (undefined: none). */
@@ -56,7 +50,7 @@ export interface SendQuestion {
   /** The call to send again; undefined when the run has no such instance. */
   instance: Pick<Instance, 'input'> | undefined;
   /** Its node (undefined with the instance). */
-  node: Pick<GraphNode, 'nodeId' | 'kind'> | undefined;
+  node: Pick<GraphNode, 'nodeId' | 'kind' | 'label'> | undefined;
   /** Whether the request named edited params (`params` in its body), and which. */
   edited?: { params: unknown };
   /** A reporter that carries it is connected for the run. @default true */
