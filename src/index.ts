@@ -26,7 +26,7 @@ export { RelayRecorder, RECORD_DELAY_MS, type RelayRecorderOptions, type Session
 export { hideSettings, type HideSettings } from './report/hide.js';
 export { COMPLETED_RUN, type CompletedRun } from './report/completed-run.js';
 export { runProxy, EXIT_CANNOT_RUN, type ProxyOptions, type ProxyResult, type SpawnFunction } from './proxy/run-proxy.js';
-export { Reporter, newRunId, DEFAULT_BREAKPOINTS, type ReporterOptions, type OutgoingEvent, type DecisionMessage } from './report/reporter.js';
+export { Reporter, newRunId, DEFAULT_BREAKPOINTS, type ReporterOptions, type OutgoingEvent, type DecisionMessage, type SendMessage } from './report/reporter.js';
 export { DeferredValue } from './report/deferred.js';
 export { readToken, defaultDataDir, DEFAULT_PORT } from './report/config.js';
 export type * from './protocol/run-model.js';

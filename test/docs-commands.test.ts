@@ -415,6 +415,12 @@ const COVERED: Covered[] = [
     contains: ["'../example/stdio-server.mjs'", 'new StdioClientTransport', 'command: process.execPath'],
     file: 'example/stdio-server.mjs',
   },
+  {
+    // Send again (control-api.md): a live proxy run's call sent again with edited params.
+    pattern: /^curl -s -X POST http:\/\/127\.0\.0\.1:4747\/api\/runs\/\$RUN\/instances\/mcp_\d+\/send /,
+    test: 'test/send-again.test.ts',
+    contains: ['/instances/${instanceId}/send', "{ params: { name: 'hello', arguments: { text: 'edited' } }"],
+  },
 ];
 
 /** `covered`: the test file exists and runs the essential part. */

@@ -12,18 +12,6 @@ import type { Instance, InstanceError, RunSummary } from '../protocol/run-model.
 import type { NodeDeclaration } from '../protocol/ingest.js';
 import type { DecisionRecord, HoldRecord } from './run-facts.js';
 
-/** Requests and notifications that the server sends to the client (the others go the other way). */
-const SERVER_TO_CLIENT = new Set([
-  'sampling/createMessage',
-  'roots/list',
-  'notifications/message',
-  'notifications/progress',
-  'notifications/resources/updated',
-  'notifications/resources/list_changed',
-  'notifications/tools/list_changed',
-  'notifications/prompts/list_changed',
-]);
-
 /** Methods whose params name a resource by `uri` (the conventions' `mcp.resource.uri`). */
 const RESOURCE_METHODS = new Set(['resources/read', 'resources/subscribe', 'resources/unsubscribe', 'notifications/resources/updated']);
 
@@ -67,35 +55,7 @@ function text(value: unknown): string | undefined {
 export const PROTOCOL_CARD = 'mcp:protocol';
 export const STDOUT_NOISE = 'mcp:stdout-noise';
 
-/**
- * The MCP method of a call on `node`: the proxy's and the adapter's node
- * naming read backwards (`tool:x` is a `tools/call`, `mcp:ping` a `ping`).
- * A node of another kind (an adapter's custom node) is named by its label.
- */
-export function methodOf(node: NodeDeclaration): string {
-  switch (node.kind) {
-    case 'tool':
-      return 'tools/call';
-    case 'resource':
-      return 'resources/read';
-    case 'prompt':
-      return 'prompts/get';
-    case 'llm':
-      return 'sampling/createMessage';
-    default:
-      return node.nodeId.startsWith('mcp:') ? node.nodeId.slice(4) : node.label;
-  }
-}
-
-/** Did the server send this (a sampling request, a log message…) rather than the client? */
-export function serverInitiated(method: string): boolean {
-  return SERVER_TO_CLIENT.has(method) || method.startsWith('elicitation/');
-}
-
-/** A notification expects no answer. */
-export function isNotification(method: string): boolean {
-  return method.startsWith('notifications/');
-}
+export { isNotification, methodOf, serverInitiated } from '../protocol/call-method.js';
 
 /** What a call is about, read from its node and its recorded params. */
 export interface CallTarget {

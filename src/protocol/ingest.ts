@@ -84,6 +84,13 @@ export interface InstanceStartedEvent extends EventBase {
    * leaves the exports only the ids its held frames showed.
    */
   requestId?: string | number;
+  /**
+   * Who had the debugger send this request ({@link Instance.sentBy}), when
+   * the host did not: a request the proxy sent to the server itself (Send
+   * again), whose answer never reached the host. 1 to 64 characters. An
+   * extension: absent on every call of the host.
+   */
+  sentBy?: string;
 }
 /**
  * An execution that began and ended well between two of the reporter's

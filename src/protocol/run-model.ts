@@ -309,6 +309,16 @@ export interface Instance {
    * call was never held. An extension, like `attempts`.
    */
   heldMs?: number;
+  /**
+   * Who sent this call, when the host did not: the debugger sent the
+   * request itself (Send again, `POST
+   * /api/runs/:runId/instances/:instanceId/send`) on behalf of `viewer`,
+   * `api`, `graphmind mcp` or whoever the request named in its `by`. Its
+   * answer was recorded and never forwarded to the host. Absent on the
+   * host's own calls. An extension, like `attempts`: a client that does
+   * not know it can ignore it.
+   */
+  sentBy?: string;
 }
 
 /** A log line attached to a node. */

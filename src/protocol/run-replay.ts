@@ -137,7 +137,7 @@ export class RunReplay {
         this.summary.endedAt = isoTime(event.t);
         return true;
       case 'instance.started':
-        return this.#start(event.instanceId, event.node, event.input, event.t);
+        return this.#start(event.instanceId, event.node, event.input, event.t, event.sentBy);
       case 'instance.completed':
         return this.#complete(event.instanceId, event.node, event.input, event.output, event.t, event.endT);
       case 'instance.finished':
@@ -285,11 +285,13 @@ export class RunReplay {
     }
   }
 
-  #start(instanceId: string, node: NodeDeclaration, input: unknown, t: number): boolean {
+  #start(instanceId: string, node: NodeDeclaration, input: unknown, t: number, sentBy: string | undefined): boolean {
     if (this.byId.has(instanceId)) return false;
     const entry = this.#entryOf(node);
     const instance: Instance = { instanceId, nodeId: node.nodeId, status: 'open', startedAt: isoTime(t), endedAt: null };
     if (input !== undefined) instance.input = input;
+    // A call the debugger sent (Send again), not the host.
+    if (sentBy !== undefined) instance.sentBy = sentBy;
     this.addInstance(instance, entry);
     return true;
   }

@@ -1,6 +1,7 @@
 /**
  * What the server sends a reporter over the ingest socket: breakpoints,
- * decisions, rejections, restarts, and whether anyone watches.
+ * decisions, rejections, restarts, calls to send again, and whether
+ * anyone watches.
  *
  * @module
  */
@@ -84,5 +85,28 @@ export interface ViewersToReporter {
   watching: boolean;
 }
 
+/**
+ * Send a recorded call of a live proxy run to its server again (Send
+ * again): sent to the connection that reports the run when
+ * `POST /api/runs/:runId/instances/:instanceId/send` is accepted. The
+ * proxy writes the request to the server under an id of its own, records
+ * it as a new call of the run (its `instance.started` carries `sentBy`),
+ * and keeps the answer from the host.
+ */
+export interface SendToReporter {
+  /** The message's type. */
+  type: 'send';
+  /** The live run whose server gets the request. */
+  runId: string;
+  /** The recorded call it repeats (for the record; the proxy keeps no frames). */
+  instanceId: string;
+  /** The request's method, e.g. `tools/call`. */
+  method: string;
+  /** The request's `params` (as recorded, or edited): an object or an array; absent for none. */
+  params?: unknown;
+  /** Who asked: `viewer`, `api`, `graphmind mcp`, or the request's own `by`. */
+  by: string;
+}
+
 /** Messages the server sends a reporter over the ingest socket. */
-export type ServerToReporter = BreakpointsToReporter | DecisionToReporter | RejectedToReporter | RestartToReporter | ViewersToReporter;
+export type ServerToReporter = BreakpointsToReporter | DecisionToReporter | RejectedToReporter | RestartToReporter | ViewersToReporter | SendToReporter;

@@ -15,6 +15,8 @@ const ACTIONS = new Set(['continue', 'inject', 'retry', 'abort']);
 const MAX_ID = 1024;
 /** The longest `givenUp` reason of a `hold.updated` (words for people). */
 const MAX_REASON = 1024;
+/** The longest `sentBy` of an `instance.started` (who had the debugger send a call: a short name). */
+const MAX_SENT_BY = 64;
 /** The range of a `Date`, in ms either side of the epoch: beyond it an event's time cannot be shown (and `toISOString` throws). */
 const MAX_T = 8.64e15;
 
@@ -63,7 +65,7 @@ export function validateEvent(value: unknown): RunEvent | undefined {
       ok = e.status === 'ok' || e.status === 'error';
       break;
     case 'instance.started':
-      ok = isText(e.instanceId) && validNode(e.node);
+      ok = isText(e.instanceId) && validNode(e.node) && (e.sentBy === undefined || isText(e.sentBy, MAX_SENT_BY));
       break;
     case 'instance.completed':
       ok = isText(e.instanceId) && validNode(e.node) && typeof e.endT === 'number' && Math.abs(e.endT) <= MAX_T;

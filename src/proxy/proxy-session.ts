@@ -20,6 +20,7 @@ import { RestartGate } from './restart-gate.js';
 import { idleServer, type Restarter } from './restarter.js';
 import { ServerOutputs } from './server-output.js';
 import { ServerStderr } from './server-stderr.js';
+import { forgetSent, startSendAgain } from './send-again.js';
 import { startRestarts, type RestartHost } from './session-restarts.js';
 import { SessionMemory } from './session-memory.js';
 import { catchSignals } from './signals.js';
@@ -217,6 +218,9 @@ export class ProxySession implements RestartHost {
     if (gate === undefined || memory === undefined) return;
     const parts = { sink: this.#sink, report, stderr: this.#stderr, tree: this.#tree, outputs: this.#outputs };
     ({ restarter: this.#restarter, watching: this.#watching } = startRestarts({ options, spawn: this.#spawn, host: this, relay, gate, memory, ...parts }));
+    // Send again: the debugger's own requests, whose answers the host never gets (nor the lists a restart compares).
+    memory.notHost = gate.sent;
+    if (report !== undefined) startSendAgain({ report, relay, gate });
   }
 
   /** The relay between the host (our stdin and stdout) and `child`. */
@@ -255,7 +259,9 @@ export class ProxySession implements RestartHost {
   answer(request: Frame, code: number, message: string, name: string): void {
     // Only the relay's frames are ever answered here: there is none before it exists.
     if (this.#relay === undefined) return;
-    answerRequester(this.#relay, request, errorAnswer(request, code, message));
+    // A request the debugger sent (Send again) is only recorded: the host never asked it.
+    if (this.#restartGate?.sent.delete(request) === true) forgetSent(this.#relay, request);
+    else answerRequester(this.#relay, request, errorAnswer(request, code, message));
     try {
       this.#report?.recorder.onProxyAnswer(request, { name, message, code });
     } catch {

@@ -25,6 +25,9 @@ export interface RestartGateOptions {
   onStanding?: (standing: ServerStanding) => void;
 }
 
+/** What goes on in place of a frame that is dropped. */
+const SWALLOWED: Promise<readonly Frame[]> = Promise.resolve([]);
+
 /** The JSON-RPC error a request of the host gets while the server is down (it failed to start, or exited). */
 export const NOT_RUNNING_CODE = -32097;
 
@@ -41,7 +44,8 @@ export const NOT_RUNNING_CODE = -32097;
  *   dropped (there is nobody to deliver it to).
  *
  * Answers of the host to requests an earlier server made (`stale`) are
- * dropped in every state: the server that asked is gone.
+ * dropped in every state: the server that asked is gone. So are the
+ * server's answers to requests the debugger sent it (`sent`, Send again).
  *
  * A frame the debugger's gate holds is decided whenever its user decides,
  * restart or not: what a decision lets go towards the server waits for a
@@ -64,6 +68,11 @@ export class RestartGate implements FrameGate {
   readonly #onStanding: ((standing: ServerStanding) => void) | undefined;
   /** Requests re-sent by a retry while no server could take them: sent again by {@link RestartGate.up}. */
   #resends: Frame[] = [];
+  /**
+   * Requests the debugger sent the server itself (Send again), not yet
+   * answered: their answers are dropped here, so the host never gets one.
+   */
+  readonly sent = new Set<Frame>();
 
   constructor(options: RestartGateOptions) {
     this.#inner = options.inner;
@@ -151,10 +160,29 @@ export class RestartGate implements FrameGate {
     return frames;
   }
 
+  /**
+   * Send a request of the debugger's own (Send again, see
+   * {@link RestartGate.sent}) with `write`: to the server that is up, after
+   * a restart under way, and refused (answered as the host's would be,
+   * through `answer`) while none runs.
+   */
+  async sendOwn(request: Frame, write: (request: Frame) => void): Promise<void> {
+    this.sent.add(request);
+    await this.#settled();
+    if (this.#standing === 'down') {
+      this.#refuse(request);
+      return;
+    }
+    write(request);
+    request.deliveredTo = this.#server;
+  }
+
   /** The server's frames: the debugger's gate decides; a held answer retried sends its request again, to the server there is by then. */
   #fromServer(frame: Frame): Promise<readonly Frame[]> | undefined {
-    const held = this.#inner?.check(frame);
     const request = frame.request;
+    // The answer to a request the debugger sent: recorded (it was classified), never the host's.
+    if (request !== undefined && this.sent.size > 0 && this.sent.delete(request)) return SWALLOWED;
+    const held = this.#inner?.check(frame);
     if (held === undefined || (frame.type !== 'response' && frame.type !== 'error') || request === undefined || request.direction !== 'client-to-server') return held;
     return held.then((frames) => {
       // A held answer dropped is a retry: its request was written again (see RelayGate), to whatever the server side was then.
@@ -187,6 +215,8 @@ export class RestartGate implements FrameGate {
   }
 
   mayHold(direction: Direction): boolean {
+    // An answer to the debugger's own request is dropped: it must be seen before it is written.
+    if (direction === 'server-to-client' && this.sent.size > 0) return true;
     // An answer to an earlier server's request is dropped: it must be seen before it is written.
     if (direction === 'client-to-server' && (this.#standing !== 'up' || this.stale.size > 0)) return true;
     return this.#inner === undefined ? false : this.#inner.mayHold?.(direction) !== false;

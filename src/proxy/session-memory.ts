@@ -55,6 +55,8 @@ export class SessionMemory {
    * version each request names).
    */
   readonly listRequests = new Map<ListKind, Buffer>();
+  /** Requests the host did not send (the debugger's Send again): their answers are not the host's lists. @default undefined */
+  notHost: ReadonlySet<Frame> | undefined;
 
   /** Learn from one classified frame (any direction, any kind). */
   observe(frame: Frame): void {
@@ -98,7 +100,7 @@ export class SessionMemory {
     }
     // Looked up, not built: this runs for every answer the host gets.
     const kind = method === undefined ? undefined : LIST_OF_METHOD.get(method);
-    if (kind === undefined) return;
+    if (kind === undefined || this.notHost?.has(request) === true) return;
     // Only a first page stands for the list (a later page would replace it with a part).
     const params = messageOf(request)?.params;
     if (isObject(params) && params.cursor !== undefined) return;

@@ -64,7 +64,7 @@ export class FrameEvents {
   readonly #sink: FrameEventSink;
   readonly #events: RunEvents;
   readonly #hide: HideSettings;
-  readonly #open = new OpenCalls();
+  readonly #open: OpenCalls;
   /** Instance ids: a per-session counter, `mcp_1`, `mcp_2`, … */
   readonly #ids = new IdSequence('mcp_');
   #protocolInstance: string | undefined;
@@ -86,7 +86,8 @@ export class FrameEvents {
   readonly #notices = new Map<Direction, string>();
   #noise = 0;
 
-  constructor(sink: FrameEventSink, runId: string, hide: HideSettings) {
+  constructor(sink: FrameEventSink, runId: string, hide: HideSettings, open = new OpenCalls()) {
+    this.#open = open;
     this.#sink = sink;
     this.runId = runId;
     this.#hide = hide;

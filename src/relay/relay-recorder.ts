@@ -5,6 +5,8 @@ import type { Reporter } from '../report/reporter.js';
 import type { Direction, Frame } from '../streams/frame.js';
 import { SESSION_NODE_ID } from '../streams/node-naming.js';
 import { FrameEvents, PROXY_LOG_STREAM } from './frame-events.js';
+import { OpenCalls } from './open-calls.js';
+import { recordSent } from './sent-call.js';
 import { sessionEndRecord, type SessionEnd } from './session-end.js';
 import { sessionRun } from './session-label.js';
 import { MAX_WAITING_BYTES, MAX_WAITING_FRAMES, PAIR_WAIT_MS, RECORD_AT_ONCE_BYTES, RECORD_DELAY_MS, WaitingFrames } from './waiting-frames.js';
@@ -53,6 +55,7 @@ export class RelayRecorder {
   readonly runId: string;
   readonly #reporter: Reporter;
   readonly #frames: FrameEvents;
+  readonly #open = new OpenCalls();
   readonly #hide: HideSettings;
   /** What this session records of values (`GRAPHMIND_HIDE_*`): the gate hides the same in what it reports of a hold. */
   get hide(): HideSettings {
@@ -78,7 +81,8 @@ export class RelayRecorder {
     this.#hide = options.hide;
     const run = sessionRun(options, process.cwd(), process.pid);
     this.runId = reporter.startRun(run.label, run.source, run.meta);
-    this.#frames = new FrameEvents(reporter, this.runId, options.hide);
+    // The calls awaiting answers, shared with the calls the debugger sends itself (see onSent).
+    this.#frames = new FrameEvents(reporter, this.runId, options.hide, this.#open);
     this.#sessionInstance = this.#frames.nextId();
     // What waited while detached is recorded as soon as there is somebody to send it to.
     reporter.on('attached', this.#onAttached);
@@ -267,6 +271,13 @@ export class RelayRecorder {
     if (this.#finished) return;
     this.flush();
     this.#frames.answeredByProxy(request, error);
+  }
+
+  /** A request the debugger sent the server itself (Send again): recorded now, as a new call marked `sentBy` (see `recordSent`). */
+  onSent(request: Frame, sentBy: string): void {
+    if (this.#finished) return;
+    this.flush();
+    recordSent({ sink: this.#reporter, runId: this.runId, ids: this.#frames, open: this.#open, hide: this.#hide }, request, sentBy);
   }
 
   /** The instance recorded for a request or notification frame. */

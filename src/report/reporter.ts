@@ -16,7 +16,7 @@ import { readServerMessage } from './server-message.js';
 export { DEFAULT_MAX_BUFFERED_EVENTS, EVENT_OVERHEAD_BYTES } from './event-buffer.js';
 export { parseIngestUrl } from './ingest-url.js';
 export { newRunId } from './run-id.js';
-export type { DecisionMessage } from './server-message.js';
+export type { DecisionMessage, SendMessage } from './server-message.js';
 export type { ReporterOptions } from './reporter-options.js';
 
 /** An event as handed to the reporter: it adds `runId`, `seq` and `t`. */
@@ -65,7 +65,9 @@ const COALESCE_MS = 20;
  * was deleted while live, or another connection reports it), `'restart'`
  * (a run id: the debugger asks the proxy reporting it to restart its server),
  * `'viewers'` (true or false: whether anyone watches the debugger's live
- * feed changed, see {@link Reporter.watched}).
+ * feed changed, see {@link Reporter.watched}), `'send'` (a `SendMessage`:
+ * the debugger asks the proxy reporting a run to send a call to its
+ * server again).
  */
 export class Reporter extends EventEmitter {
   /** The debugger's port: the `url` option's when one is given, else the `port` option (default 4747). */
@@ -364,6 +366,8 @@ export class Reporter extends EventEmitter {
         this.emit('decision', message.decision);
       } else if (message.type === 'rejected') {
         this.emit('rejected', message.runId, message.reason);
+      } else if (message.type === 'send') {
+        this.emit('send', message.send);
       } else if (message.type === 'viewers') {
         if (message.watching === this.watched) return;
         this.watched = message.watching;

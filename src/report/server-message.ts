@@ -17,13 +17,28 @@ export interface DecisionMessage {
   value?: unknown;
 }
 
+/** A call the server asks a proxy to send to its server again (see `SendToReporter`). */
+export interface SendMessage {
+  /** The live run whose server gets the request. */
+  runId: string;
+  /** The recorded call it repeats. */
+  instanceId: string;
+  /** The request's method. */
+  method: string;
+  /** Its `params`: an object or an array, or undefined for none. */
+  params: unknown;
+  /** Who asked (1 to 64 characters). */
+  by: string;
+}
+
 /** A server message as the reporter acts on it: checked, with only the fields it uses. */
 export type InboundMessage =
   | { type: 'breakpoints'; breakpoints: Breakpoints; version: number | undefined }
   | { type: 'decision'; decision: DecisionMessage }
   | { type: 'rejected'; runId: string; reason: string }
   | { type: 'restart'; runId: string }
-  | { type: 'viewers'; watching: boolean };
+  | { type: 'viewers'; watching: boolean }
+  | { type: 'send'; send: SendMessage };
 
 /** A whole breakpoints value: `pauseOnError` a boolean, `nodes` an object. */
 export function validBreakpoints(value: unknown): value is Breakpoints {
@@ -65,7 +80,18 @@ export function readServerMessage(text: string): InboundMessage | undefined {
     case 'viewers':
       if (typeof fields.watching !== 'boolean') return undefined;
       return { type: 'viewers', watching: fields.watching };
+    case 'send':
+      return readSend(fields);
     default:
       return undefined;
   }
+}
+
+/** A `send` message's fields, checked: short texts, and `params` structured (JSON-RPC allows nothing else). */
+function readSend(fields: Record<string, unknown>): InboundMessage | undefined {
+  const { runId, instanceId, method, params, by } = fields;
+  const text = (value: unknown, max: number): value is string => typeof value === 'string' && value.length > 0 && value.length <= max;
+  if (!text(runId, 64) || !text(instanceId, 1024) || !text(method, 1024) || !text(by, 64)) return undefined;
+  if (params !== undefined && (params === null || typeof params !== 'object')) return undefined;
+  return { type: 'send', send: { runId, instanceId, method, params, by } };
 }

@@ -1,8 +1,9 @@
 /**
  * What the server's parts share once it runs: the breakpoints in force,
  * the reporter connections and the runs each owns, and the actions on them
- * that the REST API offers (delete a run, restart its server, record who
- * decided a hold, replace the breakpoints) and ingest reads.
+ * that the REST API offers (delete a run, restart its server, send a call
+ * again, record who decided a hold, replace the breakpoints) and ingest
+ * reads.
  *
  * @module
  */
@@ -83,6 +84,7 @@ export function createControls(options: ControlsOptions): Controls {
     holds,
     feed,
     maxBody: options.maxBody,
+    send: { store, owners, maxBody: options.maxBody },
     deleteRun(runId: string): boolean {
       if (!store.delete(runId, true)) return false;
       options.runGone(runId);

@@ -9,6 +9,7 @@ import { BodyError, readJsonBody, sendError, sendJson, sendJsonText, sendMethodN
 import type { LiveFeed } from './live-feed.js';
 import type { RunState } from '../protocol/run-state.js';
 import type { RunStore } from './run-store.js';
+import { handleSend, type SendContext } from './send-route.js';
 
 /** What the REST API works on. */
 export interface ApiContext {
@@ -41,6 +42,8 @@ export interface ApiContext {
   otlpStats?: () => OtlpStats | undefined;
   /** A hold was decided through the API: note who decided it in its run. */
   recordDecision?: (hold: Hold, action: HoldAction, by: string) => void;
+  /** Send again (`POST /api/runs/:runId/instances/:instanceId/send`): the live runs' reporters. */
+  send?: SendContext;
 }
 
 /** `by` in a decision's body: who decides (a short line of text). */
@@ -92,7 +95,7 @@ async function body(req: IncomingMessage, res: ServerResponse, limit: number): P
   }
 }
 
-/** `/api/runs/:id/export`, `/api/runs/:id/restart` and `POST /api/runs/import`: true once answered, false when the path is none of them. */
+/** `/api/runs/:id/export`, `/api/runs/:id/restart`, `/api/runs/:id/instances/:instanceId/send` and `POST /api/runs/import`: true once answered, false when the path is none of them. */
 async function runAction(req: IncomingMessage, res: ServerResponse, method: string, id: string | undefined, rest: string[], ctx: ApiContext): Promise<boolean> {
   if (id !== undefined && rest.length === 1 && rest[0] === 'export' && ctx.transfer !== undefined) {
     if (!RUN_ID_PATTERN.test(id)) sendError(res, 404, 'not found');
@@ -101,6 +104,10 @@ async function runAction(req: IncomingMessage, res: ServerResponse, method: stri
   }
   if (id === 'import' && rest.length === 0 && method === 'POST' && ctx.transfer !== undefined) {
     await (await import('./export-routes.js')).handleRunImport(req, res, ctx.transfer, ctx.maxBody);
+    return true;
+  }
+  if (id !== undefined && rest.length === 3 && rest[0] === 'instances' && rest[2] === 'send' && ctx.send !== undefined) {
+    await handleSend(req, res, method, id, rest[1] as string, ctx.send);
     return true;
   }
   if (id !== undefined && rest.length === 1 && rest[0] === 'restart') {

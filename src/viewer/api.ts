@@ -66,6 +66,10 @@ export const api = {
   async restartServer(runId: string): Promise<void> {
     await call('POST', `${runPath(runId)}/restart`);
   },
+  /** Send a recorded call to the live run's server again, as recorded or with `edited` params (202; 404; 409 not a live proxy run or not a request). */
+  async sendAgain(runId: string, instanceId: string, edited?: { params: unknown }): Promise<void> {
+    await call('POST', `${runPath(runId)}/instances/${encodeURIComponent(instanceId)}/send`, { ...edited, by: 'viewer' });
+  },
   async decide(holdId: string, action: HoldAction, value?: unknown): Promise<void> {
     await call('POST', `/api/holds/${encodeURIComponent(holdId)}`, action === 'inject' ? { action, value, by: 'viewer' } : { action, by: 'viewer' });
   },

@@ -13,6 +13,7 @@ import { jsonBlock } from './json-view.js';
 import { runServerName } from './breakpoint-scope.js';
 import { defaultChoice, nodeBreakpointControls, type ScopeChoice } from './node-breakpoint.js';
 import { generationOf, restartsOf } from './restarts.js';
+import { sendAgainBar, sentByBadge } from './send-again.js';
 import { STDOUT_NOISE_NODE_ID, SESSION_NODE_ID, isContainer, kindText, runEnded, shownState, type RunModel } from './run-model.js';
 import { heldByInstance } from './timeline.js';
 import type { Store } from './store.js';
@@ -213,6 +214,7 @@ export class NodeDetail {
       el('span', { class: 'inst-time', text: clock(instance.startedAt) }),
       held === undefined ? null : el('span', { class: `held-badge${held.givenUp === undefined ? '' : ' given-up'}`, text: holdBadge(held), title: held.givenUp }),
       changeBadge(instance),
+      sentByBadge(instance),
       tries === 0 ? null : el('span', { class: 'retried', text: `sent ${tries + 1}×`, title: `the request was sent ${tries + 1} times (Retry at the after gate)` }),
       // A stdout-noise record is its quoted line; its error only says what such a line is.
       expanded ? null : el('span', { class: 'inst-preview', text: preview(instance.error !== undefined && instance.nodeId !== STDOUT_NOISE_NODE_ID ? instance.error.message : instance.input, 200) }),
@@ -230,6 +232,7 @@ export class NodeDetail {
         body.appendChild(el('div', { class: 'noise-line' }, el('span', { class: 'muted', text: 'the server wrote to stdout: ' }), el('span', { class: 'noise-text', text: JSON.stringify(instance.input) })));
       }
       if (instance.input !== undefined) body.appendChild(jsonBlock('input', instance.input));
+      body.append(sendAgainBar(this.store, instance) ?? '');
       if (tries > 0) body.appendChild(this.#attempts(instance));
       if (instance.error !== undefined) body.appendChild(jsonBlock(answerLabel('error', instance, tries), instance.error, true, 'error'));
       if (instance.output !== undefined) body.appendChild(jsonBlock(answerLabel('output', instance, tries), instance.output));
