@@ -19,6 +19,7 @@ import { declared } from '../report/node-declaration.js';
 import { RunEvents, type RunEventSink } from '../report/run-events.js';
 import { messageOf, type Direction, type Frame } from '../streams/frame.js';
 import { PROTOCOL_NODE_ID, SESSION_NODE_ID, STDOUT_NOISE_NODE } from '../streams/node-naming.js';
+import { lineOwner, noiseError } from './line-owner.js';
 import { OpenCalls } from './open-calls.js';
 import { noiseText, paramsOf, recorded, recordedBytes, resultOf, sourceOf, toolErrorText } from './recorded-value.js';
 import { answerNotObserved } from './session-end.js';
@@ -126,11 +127,7 @@ export class FrameEvents {
     this.#frameTime = 0;
   }
 
-  /**
-   * Record a frame whose events the reporter would drop at once (pushed out
-   * while detached): it changes what it changes (ids, open calls, totals),
-   * and its events are counted, not built.
-   */
+  /** Record a frame whose events the reporter would drop at once (pushed out while detached): it changes what it changes (ids, open calls, totals), its events only counted. */
   recordDropped(frame: Frame): void {
     this.#dropping = true;
     this.record(frame);
@@ -184,11 +181,7 @@ export class FrameEvents {
     return seen(id) ? id : undefined;
   }
 
-  /**
-   * What a decision at a gate did to a call (`request` is the call's
-   * request or notification frame): an injected answer, an abort, or a
-   * retry that re-opens the call.
-   */
+  /** What a decision at a gate did to a call (`request`, its request or notification): an injected answer, an abort, or a retry that re-opens it. */
   decided(request: Frame, point: GatePoint, action: 'inject' | 'abort' | 'retry', value?: unknown): void {
     const instanceId = request.instanceId;
     if (!seen(instanceId)) return; // Only counted: the debugger never saw it.
@@ -268,6 +261,12 @@ export class FrameEvents {
   /** A log line on the session node. */
   log(text: string, stream = 'stderr'): void {
     this.#events.log(SESSION_NODE_ID, text, stream, this.#now());
+  }
+
+  /** A line of the server's stderr: on the only call in flight (see `lineOwner`), else on the session node. */
+  stderr(text: string): void {
+    const owner = lineOwner(this.#open, this.#unkeptOpen, seen);
+    this.#events.log(owner?.nodeId ?? SESSION_NODE_ID, text, 'stderr', this.#now(), owner?.instanceId);
   }
 
   /** When the event being built happened: its frame's time, or now. */
@@ -394,6 +393,6 @@ export class FrameEvents {
     const instanceId = this.nextId();
     if (this.#dropping) return this.#drop(2);
     this.#events.started(instanceId, STDOUT_NOISE_NODE, noiseText(frame.raw), 0, this.#now());
-    this.failed(instanceId, undefined, { name: 'StdoutNoise', message: 'the server wrote a line to stdout that is not JSON-RPC' });
+    this.failed(instanceId, undefined, noiseError(lineOwner(this.#open, this.#unkeptOpen, seen)));
   }
 }

@@ -60,6 +60,27 @@ export class OpenCalls {
     return this.#overflow.size > 0 && this.#overflow.delete(frame);
   }
 
+  /** How many calls are open: no work beyond two reads, so a log line may ask. */
+  get size(): number {
+    return this.#inTable + this.#overflow.size;
+  }
+
+  /**
+   * The one open call when exactly one is open, else undefined. Looked up
+   * only when asked (a line of the server's stderr): the relay's path pays
+   * nothing for it.
+   */
+  only(): Frame | undefined {
+    if (this.size !== 1) return undefined;
+    if (this.#overflow.size === 1) return this.#overflow.keys().next().value;
+    const frames = this.#frames;
+    for (let slot = 0; slot <= this.#mask; slot++) {
+      const frame = frames[slot];
+      if (frame !== undefined) return frame;
+    }
+    return undefined;
+  }
+
   /** Every open call, oldest first; none is open afterwards. */
   take(): Frame[] {
     const open: Array<[number, Frame]> = [...this.#overflow].map(([frame, opened]) => [opened, frame]);

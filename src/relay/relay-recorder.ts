@@ -196,11 +196,11 @@ export class RelayRecorder {
     this.#timer.unref();
   }
 
-  /** Record complete lines the server wrote to stderr. */
+  /** Record complete lines the server wrote to stderr (each on the call in flight when it was the only one). */
   onStderr(lines: readonly string[]): void {
     if (this.#finished) return;
     this.flush();
-    for (const text of lines) this.#frames.log(text);
+    for (const text of lines) this.#frames.stderr(text);
   }
 
   /**

@@ -4,6 +4,7 @@
 import type { Instance } from '../protocol/run-model.js';
 import type { Hold } from '../protocol/control.js';
 import { callView, holdBadge, ordinal, requestIdChip, tookText, tookTitle, waitingText } from './call-state.js';
+import { callLineCount, callLinesBlock } from './call-lines.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { callMatches, finding, words, type FindQuery } from './find.js';
 import { clock, duration, plural, preview, span } from './format.js';
@@ -44,7 +45,7 @@ export class NodeDetail {
           const shown = shownState(instance.status, this.store.run);
           // No ticking time in it: an open call's duration is updated in place (see #tick), so that
           // its folded JSON, a selection or "Show all" are not reset every second while it is looked at.
-          return `${shown}|${instance.endedAt}|${instance.deliveredAt}|${instance.attempts?.length ?? 0}|${this.store.expanded.has(instance.instanceId)}|${hold?.holdId ?? ''}|${hold?.givenUp ?? ''}|${this.store.activeInstance === instance.instanceId}`;
+          return `${shown}|${instance.endedAt}|${instance.deliveredAt}|${instance.attempts?.length ?? 0}|${this.store.expanded.has(instance.instanceId)}|${hold?.holdId ?? ''}|${hold?.givenUp ?? ''}|${this.store.activeInstance === instance.instanceId}|${callLineCount(this.store.run, instance)}`;
         },
         render: (instance, index) => this.#row(instance, index),
       },
@@ -228,6 +229,9 @@ export class NodeDetail {
       if (tries > 0) body.appendChild(this.#attempts(instance));
       if (instance.error !== undefined) body.appendChild(jsonBlock(tries > 0 ? `error (${ordinal(tries + 1)} answer)` : 'error', instance.error, true, 'error'));
       if (instance.output !== undefined) body.appendChild(jsonBlock(tries > 0 ? `output (${ordinal(tries + 1)} answer)` : 'output', instance.output));
+      // What the server printed while this was the only call in flight (call-lines.ts).
+      const lines = callLinesBlock(this.store.run, instance);
+      if (lines !== null) body.appendChild(lines);
       // In a run whose server was restarted: which of its servers answered.
       const generation = generationOf(instance, restartsOf(this.store.run));
       if (generation !== undefined) {
