@@ -38,7 +38,7 @@ const changeSchema: JsonSchema = {
       type: ['string', 'null'],
       minLength: 1,
       maxLength: MAX_SERVER_NAME,
-      description: 'Hold only in sessions of this MCP server (its serverInfo.name, as get_run shows it); null: on every server. Absent: the scope it had (every server for a new one).',
+      description: 'Hold only in sessions of this MCP server (its serverInfo.name, in get_run\'s meta); null: on every server. Absent: the scope it had (every server for a new one).',
     },
   },
   additionalProperties: false,
@@ -120,7 +120,7 @@ export const setBreakpointsTool = defineTool({
   title: 'Change breakpoints',
   description:
     'Change the debugger\'s breakpoints, which every proxy and adapter follows at once: pauseOnError holds every failing answer (JSON-RPC errors, isError results); ' +
-    'nodes sets, per node id, whether its requests ("before") and answers ("after") are held, and on which server ("server": one MCP server\'s serverInfo.name, as get_run shows it, or null for every server). What is not given stays as it is; call with no arguments to read them. Returns the breakpoints now in force. ' +
+    'nodes sets, per node id, whether its requests ("before") and answers ("after") are held, and on which server ("server": one MCP server\'s serverInfo.name, in get_run\'s meta, or null for every server). What is not given stays as it is; call with no arguments to read them. Returns the breakpoints now in force. ' +
     'A hold stops that MCP session (the agent waits) until it is decided: only set breakpoints the user asked for. ' +
     UNTRUSTED,
   control: true,
