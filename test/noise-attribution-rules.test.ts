@@ -106,7 +106,7 @@ for (const play of playbook) {
           events.record(frameOf(step[0] === 'c' ? C2S : S2C, step[1]));
           break;
         case 'stderr':
-          events.stderr(step[1]);
+          events.stderr([step[1]]);
           break;
         case 'noise': {
           const frame = newFrame(Buffer.from(`${step[1]}\n`), S2C, ++seqs[S2C], true, 1_700_000_000_000);

@@ -263,10 +263,10 @@ export class FrameEvents {
     this.#events.log(SESSION_NODE_ID, text, stream, this.#now());
   }
 
-  /** A line of the server's stderr: on the only call in flight (see `lineOwner`), else on the session node. */
-  stderr(text: string): void {
+  /** Lines of the server's stderr that came together: on the only call in flight (see `lineOwner`), else on the session node. */
+  stderr(lines: readonly string[]): void {
     const owner = lineOwner(this.#open, this.#unkeptOpen, seen);
-    this.#events.log(owner?.nodeId ?? SESSION_NODE_ID, text, 'stderr', this.#now(), owner?.instanceId);
+    for (const text of lines) this.#events.log(owner?.nodeId ?? SESSION_NODE_ID, text, 'stderr', this.#now(), owner?.instanceId);
   }
 
   /** When the event being built happened: its frame's time, or now. */

@@ -200,7 +200,7 @@ export class RelayRecorder {
   onStderr(lines: readonly string[]): void {
     if (this.#finished) return;
     this.flush();
-    for (const text of lines) this.#frames.stderr(text);
+    this.#frames.stderr(lines);
   }
 
   /**
