@@ -14,7 +14,7 @@ const C2S: Direction = 'client-to-server';
 const S2C: Direction = 'server-to-client';
 
 /** A line from the client or the server; a stderr line; a stdout noise line; a call only counted while detached; an abort decided at the before gate. */
-type Step = ['c' | 's', unknown] | ['stderr', string] | ['noise', string] | ['unkept', unknown] | ['abort', number];
+type Step = ['c' | 's', unknown] | ['stderr', string] | ['noise', string] | ['unkept', unknown] | ['abort', number] | ['hold' | 'release', number];
 
 const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', clientInfo: { name: 'host', version: '1' }, capabilities: {} } };
 const initAnswer = { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18', serverInfo: { name: 'srv', version: '2' }, capabilities: {} } };
@@ -54,6 +54,16 @@ const playbook: Array<{ name: string; steps: Step[]; lines: string[] }> = [
     name: 'a call only counted while detached is in flight too: nobody can tell, the session',
     steps: [['unkept', call(2)], ['c', call(3, 'other')], ['stderr', 'which']],
     lines: ['which on mcp:session'],
+  },
+  {
+    name: 'a request held at the before gate has not reached the server: not its line; once let go, it is',
+    steps: [['c', call(2)], ['hold', 2], ['stderr', 'heartbeat'], ['release', 2], ['stderr', 'greeting']],
+    lines: ['heartbeat on mcp:session', 'greeting on tool:greet mcp_1'],
+  },
+  {
+    name: 'a held request and one the server has: the line is the second\'s',
+    steps: [['c', call(2)], ['hold', 2], ['c', call(3, 'other')], ['stderr', 'busy'], ['noise', 'busier']],
+    lines: ['busy on tool:other mcp_2', 'busier during tool:other mcp_2'],
   },
   {
     name: 'a call aborted by the debugger is no longer in flight',
@@ -120,6 +130,10 @@ for (const play of playbook) {
           break;
         case 'abort':
           events.decided(requests.get(step[1]) as Frame, 'before', 'abort');
+          break;
+        case 'hold':
+        case 'release':
+          events.heldBefore(requests.get(step[1]) as Frame, step[0] === 'hold');
           break;
       }
     }

@@ -322,8 +322,9 @@ export interface LogLine {
   nodeId: string;
   /**
    * The call the line is attributed to: set by the proxies on a line of the
-   * server's stderr that came while that call (not the handshake) was the
-   * only one in flight, so it was most likely printed while serving it.
+   * server's stderr that came while that call (not the handshake, nor a
+   * request held at a before gate) was the only one in flight, so it was
+   * most likely printed while serving it.
    * Absent when none, or two or more, were in flight (the line is then on
    * `mcp:session`). An extension, like {@link Instance.attempts}: a reader
    * that does not know it shows the line on its node.

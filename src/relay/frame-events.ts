@@ -66,6 +66,7 @@ export class FrameEvents {
   readonly #events: RunEvents;
   readonly #hide: HideSettings;
   readonly #open = new OpenCalls();
+  readonly #unsent = new Set<Frame>(); // Requests held at the before gate: in flight for the requester, not for the receiver.
   /** Instance ids: a per-session counter, `mcp_1`, `mcp_2`, … */
   readonly #ids = new IdSequence('mcp_');
   #protocolInstance: string | undefined;
@@ -135,12 +136,8 @@ export class FrameEvents {
   }
 
   /**
-   * The frames a busy session pushes out while detached are nearly all
-   * calls to tools (resources, prompts…) and their answers. Such a call
-   * whose events are only counted needs no open-call entry and no spelled
-   * id: it takes its number, is marked unkept, and its answer (or its exit
-   * unanswered) is one more dropped event. True when `frame` was counted
-   * so; false for anything else, to be given to {@link FrameEvents.recordDropped}.
+   * A call pushed out while detached (nearly always a tool call or its answer), counted only: it takes its number, is
+   * marked unkept, and its answer (or its exit unanswered) is one more dropped event. False for anything else (see recordDropped).
    */
   countUnkept(frame: Frame): boolean {
     const type = frame.type;
@@ -215,10 +212,8 @@ export class FrameEvents {
   }
 
   /**
-   * The session is over: notices not logged yet are, every call still open
-   * ends (unanswered, or not observed when its answers' direction had
-   * become a raw byte pipe), what was counted is reported, and the protocol
-   * node ends with its totals.
+   * The session is over: notices not logged yet are, every call still open ends (unanswered, or not observed when its
+   * answers' direction had become a raw byte pipe), what was counted is reported, the protocol node ends with its totals.
    */
   closeCalls(): void {
     // A notice whose raw bytes were never recorded (nothing should be left).
@@ -258,6 +253,12 @@ export class FrameEvents {
     this.#events.meta(meta, this.#now());
   }
 
+  /** A request held at the before gate (`held`), or let go: while held its receiver has not got it, so no line is its. */
+  heldBefore(request: Frame, held: boolean): void {
+    if (held) this.#unsent.add(request);
+    else this.#unsent.delete(request);
+  }
+
   /** A log line on the session node. */
   log(text: string, stream = 'stderr'): void {
     this.#events.log(SESSION_NODE_ID, text, stream, this.#now());
@@ -265,7 +266,7 @@ export class FrameEvents {
 
   /** Lines of the server's stderr that came together: on the only call in flight (see `lineOwner`), else on the session node. */
   stderr(lines: readonly string[]): void {
-    const owner = lineOwner(this.#open, this.#unkeptOpen, seen);
+    const owner = lineOwner(this.#open, this.#unkeptOpen, seen, this.#unsent);
     for (const text of lines) this.#events.log(owner?.nodeId ?? SESSION_NODE_ID, text, 'stderr', this.#now(), owner?.instanceId);
   }
 
@@ -393,6 +394,6 @@ export class FrameEvents {
     const instanceId = this.nextId();
     if (this.#dropping) return this.#drop(2);
     this.#events.started(instanceId, STDOUT_NOISE_NODE, noiseText(frame.raw), 0, this.#now());
-    this.failed(instanceId, undefined, noiseError(lineOwner(this.#open, this.#unkeptOpen, seen)));
+    this.failed(instanceId, undefined, noiseError(lineOwner(this.#open, this.#unkeptOpen, seen, this.#unsent)));
   }
 }

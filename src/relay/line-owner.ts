@@ -12,6 +12,8 @@ import type { InstanceError } from '../protocol/run-model.js';
 import type { Frame } from '../streams/frame.js';
 import type { OpenCalls } from './open-calls.js';
 
+const NONE: ReadonlySet<Frame> = new Set();
+
 /** The call a line is put on: its node and its instance. */
 export interface LineOwner {
   /** The call's node (`tool:greet`). */
@@ -26,12 +28,19 @@ export interface LineOwner {
  * counted while no debugger was attached, whose ids nobody sees). Not the
  * handshake (`initialize`, `server/discover`): what a server prints while
  * it starts (a banner, its config) belongs to the session, and a host
- * sends `initialize` before the server has even started. `known` says
- * whether the debugger knows an instance id.
+ * sends `initialize` before the server has even started. Nor a request
+ * held at a before gate (`unsent`): its receiver has not got it. `known`
+ * says whether the debugger knows an instance id.
  */
-export function lineOwner(open: OpenCalls, unkept: number, known: (instanceId: string | undefined) => instanceId is string): LineOwner | undefined {
-  if (unkept !== 0 || open.size !== 1) return undefined;
-  const call: Frame | undefined = open.only();
+export function lineOwner(
+  open: OpenCalls,
+  unkept: number,
+  known: (instanceId: string | undefined) => instanceId is string,
+  unsent: ReadonlySet<Frame> = NONE,
+): LineOwner | undefined {
+  if (unkept !== 0) return undefined;
+  // A request held at a before gate has not reached its receiver: it is not what the server is busy with.
+  const call: Frame | undefined = unsent.size === 0 ? open.only() : open.onlyOutside(unsent);
   if (call === undefined || call.method === 'initialize' || call.method === 'server/discover') return undefined;
   const node = call.node;
   const instanceId = call.instanceId;

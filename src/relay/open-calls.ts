@@ -81,6 +81,24 @@ export class OpenCalls {
     return undefined;
   }
 
+  /** The one open call not in `except` when there is exactly one, else undefined (looked up only when asked, as {@link OpenCalls.only}). */
+  onlyOutside(except: ReadonlySet<Frame>): Frame | undefined {
+    let found: Frame | undefined;
+    for (const frame of this.#overflow.keys()) {
+      if (except.has(frame)) continue;
+      if (found !== undefined) return undefined;
+      found = frame;
+    }
+    const frames = this.#frames;
+    for (let slot = 0; slot <= this.#mask; slot++) {
+      const frame = frames[slot];
+      if (frame === undefined || except.has(frame)) continue;
+      if (found !== undefined) return undefined;
+      found = frame;
+    }
+    return found;
+  }
+
   /** Every open call, oldest first; none is open afterwards. */
   take(): Frame[] {
     const open: Array<[number, Frame]> = [...this.#overflow].map(([frame, opened]) => [opened, frame]);

@@ -269,6 +269,11 @@ export class RelayRecorder {
     this.#frames.answeredByProxy(request, error);
   }
 
+  /** A request held at the before gate (`held`), or let go: no line of the server's is put on it meanwhile. */
+  onHeldBefore(request: Frame, held: boolean): void {
+    if (!this.#finished) this.#frames.heldBefore(request, held);
+  }
+
   /** The instance recorded for a request or notification frame. */
   instanceIdOf(frame: Frame): string | undefined {
     this.flush();
