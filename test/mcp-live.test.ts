@@ -87,6 +87,13 @@ t.test('with --allow-control (SDK 2.x client): decide the hold, set breakpoints'
     breakpoints: { pauseOnError: false, nodes: { 'tool:fail': { after: true } } },
   });
   t.same((await api(serve.port, serve.token, 'GET', '/api/breakpoints')).json, { pauseOnError: false, nodes: { 'tool:fail': { after: true } } }, 'the debugger has them');
+  // A scope, as the control API takes it: one server's serverInfo.name, or null for every server.
+  const scoped = await mcp.call('set_breakpoints', { nodes: { 'tool:fail': { server: 'some-other-server' } } });
+  t.same(scoped.structuredContent, { breakpoints: { pauseOnError: false, nodes: { 'tool:fail': { after: true, server: 'some-other-server' } } } });
+  t.match(scoped.content[0]?.text, /tool:fail: after \(server "some-other-server"\)/);
+  t.same((await api(serve.port, serve.token, 'GET', '/api/breakpoints')).json, { pauseOnError: false, nodes: { 'tool:fail': { after: true, server: 'some-other-server' } } }, 'the debugger has the scope');
+  t.same(await mcp.data('set_breakpoints', { nodes: { 'tool:fail': { server: null } } }), { breakpoints: { pauseOnError: false, nodes: { 'tool:fail': { after: true } } } }, 'null: every server');
+  t.match(await mcp.refusal('set_breakpoints', { nodes: { 'tool:fail': { server: '' } } }), { code: 'bad-argument', text: /server must be a server's name/ });
   t.match(await mcp.refusal('set_breakpoints', { nodes: { 'tool:x': { middle: true } } }), { code: 'bad-argument', text: /before\?: boolean, after\?: boolean/ });
   t.match(await mcp.refusal('set_breakpoints', { pauseOnError: 'yes' }), { code: 'bad-argument', text: /pauseOnError must be true or false/ });
 

@@ -7,7 +7,7 @@ import { anyValue, argsOf, cursor, flag, integer, limit, oneOf, optional, runId,
 import { compilePattern, searchLogs } from '../src/mcp/log-search.js';
 import { parseSince } from '../src/mcp/since.js';
 import { withTimeLimit } from '../src/mcp/time-limit.js';
-import { mergeBreakpoints } from '../src/mcp/tools/set-breakpoints.js';
+import { mergeBreakpoints, type NodeChange } from '../src/mcp/tools/set-breakpoints.js';
 
 t.test('argsOf: the schema, and the parse of each argument', async (t) => {
   const spec = argsOf({
@@ -117,7 +117,7 @@ t.test('withTimeLimit', async (t) => {
 
 t.test('mergeBreakpoints', async (t) => {
   const current: Breakpoints = { pauseOnError: true, nodes: { 'tool:a': { before: true }, 'tool:b': { before: true, after: true } } };
-  const cases: ReadonlyArray<{ name: string; pauseOnError?: boolean; nodes?: Record<string, { before?: boolean; after?: boolean }>; expect: Breakpoints }> = [
+  const cases: ReadonlyArray<{ name: string; pauseOnError?: boolean; nodes?: Record<string, NodeChange>; expect: Breakpoints }> = [
     { name: 'nothing given: as it was', expect: current },
     { name: 'pauseOnError only', pauseOnError: false, expect: { pauseOnError: false, nodes: current.nodes } },
     { name: 'a new node', nodes: { 'tool:c': { after: true } }, expect: { pauseOnError: true, nodes: { ...current.nodes, 'tool:c': { after: true } } } },
@@ -126,7 +126,13 @@ t.test('mergeBreakpoints', async (t) => {
     { name: 'every gate off removes the node', nodes: { 'tool:a': { before: false } }, expect: { pauseOnError: true, nodes: { 'tool:b': { before: true, after: true } } } },
     { name: 'an empty change keeps the node', nodes: { 'tool:a': {} }, expect: current },
     { name: 'turning off what is not there changes nothing', nodes: { 'tool:z': { before: false } }, expect: current },
+    { name: 'a new node scoped to one server', nodes: { 'tool:c': { before: true, server: 'weather' } }, expect: { pauseOnError: true, nodes: { ...current.nodes, 'tool:c': { before: true, server: 'weather' } } } },
+    { name: 'a node scoped, its gates kept', nodes: { 'tool:b': { server: 'weather' } }, expect: { pauseOnError: true, nodes: { 'tool:a': { before: true }, 'tool:b': { before: true, after: true, server: 'weather' } } } },
+    { name: 'a scope without a gate adds nothing', nodes: { 'tool:z': { server: 'weather' } }, expect: current },
   ];
   for (const c of cases) t.same(mergeBreakpoints(current, c.pauseOnError, c.nodes), c.expect, c.name);
   t.same(current, { pauseOnError: true, nodes: { 'tool:a': { before: true }, 'tool:b': { before: true, after: true } } }, 'the current breakpoints are not changed in place');
+  const scoped: Breakpoints = { pauseOnError: true, nodes: { 'tool:a': { before: true, server: 'weather' } } };
+  t.same(mergeBreakpoints(scoped, undefined, { 'tool:a': { server: null } }).nodes, { 'tool:a': { before: true } }, 'null: on every server again');
+  t.same(mergeBreakpoints(scoped, undefined, { 'tool:a': { server: 'notes' } }).nodes, { 'tool:a': { before: true, server: 'notes' } }, 'another server');
 });

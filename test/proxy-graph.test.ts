@@ -292,11 +292,17 @@ t.test('raw JSON-RPC: a tools/call from the server is protocol traffic; errors, 
     [
       ['mcp:session', 'stderr', 'reverse-call-server: starting'],
       ['mcp:session', 'stderr', 'reverse-call-server: ready'],
-      ['mcp:session', 'stderr', 'alpha'],
-      ['mcp:session', 'stderr', 'beta'],
-      ['mcp:session', 'stderr', 'gamma'],
+      ['tool:log', 'stderr', 'alpha'],
+      ['tool:log', 'stderr', 'beta'],
+      ['tool:log', 'stderr', 'gamma'],
     ],
-    'stderr lines are on the session node, in order',
+    'stderr lines in order: the start-up ones on the session node, those printed while `log` was the only call in flight on it',
+  );
+  const logCall = only(instancesOf(run, 'tool:log'));
+  t.same(
+    run.logs.filter((line) => line.nodeId === 'tool:log').map((line) => line.instanceId),
+    [logCall.instanceId, logCall.instanceId, logCall.instanceId],
+    'with its instance',
   );
 });
 

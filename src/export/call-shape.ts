@@ -151,7 +151,7 @@ export function outcomeOf(error: InstanceError | undefined, serverSide: boolean)
 /** What the debugger did to a call: its holds, who decided each, and whether its result was changed. */
 export interface Intervention {
   holds: readonly HoldRecord[];
-  /** Time held in all, ms (a hold still open counts until `now`). */
+  /** Time held in all, ms: the run model's {@link Instance.heldMs}, and a hold still open counted until `now`. */
   heldMs: number;
   /** True when a decision replaced the answer (inject, abort) or sent the request again (retry). */
   changed: boolean;
@@ -159,17 +159,34 @@ export interface Intervention {
   change?: { action: 'inject' | 'abort' | 'retry'; by: string; holdId: string };
 }
 
-/** The debugger's part in a call, from its holds and the run's decisions. */
+/**
+ * The debugger's part in a call, read from the run model's one field for
+ * it ({@link Instance.changed}, built by the replay) and its held time
+ * ({@link Instance.heldMs}), as the viewer and `graphmind mcp` read them.
+ * The holds give only what the model cannot: the time of a hold still
+ * open, and, for a call whose model has no `changed` (a copy made by a
+ * replay older than it), the change its holds and decisions say.
+ */
 export function interventionOf(instance: Instance, holds: readonly HoldRecord[], decisions: ReadonlyMap<string, DecisionRecord>, now: number): Intervention {
-  let heldMs = 0;
+  let heldMs = instance.heldMs ?? 0;
+  for (const hold of holds) if (hold.releasedAt === undefined) heldMs += Math.max(0, now - hold.openedAt);
+  const model = instance.changed;
+  if (model !== undefined) return { holds, heldMs, changed: true, change: { action: model.action, by: model.by, holdId: model.holdId } };
   let change: Intervention['change'];
   for (const hold of holds) {
-    heldMs += Math.max(0, (hold.releasedAt ?? now) - hold.openedAt);
     const action = hold.action;
     if (action === 'inject' || action === 'abort' || action === 'retry') change = { action, by: decisions.get(hold.holdId)?.by ?? 'unknown', holdId: hold.holdId };
   }
+  if (instance.heldMs === undefined) heldMs = legacyHeldMs(holds, now);
   const retried = (instance.attempts?.length ?? 0) > 0;
   return { holds, heldMs, changed: change !== undefined || retried, change };
+}
+
+/** Held time from the holds alone, for a model without {@link Instance.heldMs}. */
+function legacyHeldMs(holds: readonly HoldRecord[], now: number): number {
+  let heldMs = 0;
+  for (const hold of holds) heldMs += Math.max(0, (hold.releasedAt ?? now) - hold.openedAt);
+  return heldMs;
 }
 
 /** The MCP server's name for a run: `serverInfo.name`, the adapter's `server`, else the run's name. */

@@ -8,6 +8,7 @@
  * @module
  */
 import type { NodeDeclaration } from '../protocol/ingest.js';
+import { callTimes } from '../protocol/call-times.js';
 import type { Instance } from '../protocol/run-model.js';
 import {
   interventionOf,
@@ -93,6 +94,9 @@ function callAttributes(run: TraceRun, facts: RunFacts, instance: Instance, meth
     attributes['graphmind.hold.count'] = holds.length;
     attributes['graphmind.held_ms'] = intervention.heldMs;
   }
+  // The server's part of the span's time, the held time apart (absent: still open, or the debugger answered before the server did).
+  const serverMs = instance.endedAt === null ? null : callTimes(instance).serverMs;
+  if (serverMs !== null) attributes['graphmind.server_ms'] = serverMs;
   if ((instance.attempts?.length ?? 0) > 0) attributes['graphmind.retry.count'] = instance.attempts?.length ?? 0;
   return attributes;
 }

@@ -11,8 +11,9 @@
  * @module
  */
 import type { Instance } from '../protocol/run-model.js';
-import { interventionOf, isNotification, methodOf, msOf, serverInitiated, serverNameOf, targetOf } from './call-shape.js';
-import { decisionsOf, type DecisionRecord, type HoldRecord, type RunFacts } from './run-facts.js';
+import { callTimes } from '../protocol/call-times.js';
+import { interventionOf, isNotification, methodOf, msOf, serverInitiated, serverNameOf, targetOf, type Intervention } from './call-shape.js';
+import { decisionsOf, type DecisionRecord, type RunFacts } from './run-facts.js';
 import { isCall, type TraceRun } from './trace-model.js';
 
 /** A HAR name/value pair. */
@@ -48,7 +49,7 @@ export interface HarEntry {
     bodySize: number;
   };
   cache: Record<string, never>;
-  timings: { send: number; wait: number; receive: number };
+  timings: { blocked: number; send: number; wait: number; receive: number };
   comment?: string;
   _graphmind: Record<string, unknown>;
 }
@@ -121,9 +122,9 @@ function responseOf(instance: Instance, notification: boolean, id: string | numb
   return { status: 200, statusText: 'OK', content: { size: bytes(answerText), mimeType: JSON_TYPE, text: answerText } };
 }
 
-/** The entry's `_graphmind`: the call's record and what the debugger did to it. */
-function graphmindOf(instance: Instance, method: string, holds: readonly HoldRecord[], decisions: ReadonlyMap<string, DecisionRecord>, now: number): Record<string, unknown> {
-  const intervention = interventionOf(instance, holds, decisions, now);
+/** The entry's `_graphmind`: the call's record, what the debugger did to it (read from the run model, see `interventionOf`) and the server's time. */
+function graphmindOf(instance: Instance, method: string, decisions: ReadonlyMap<string, DecisionRecord>, intervention: Intervention, serverMs: number | null): Record<string, unknown> {
+  const holds = intervention.holds;
   const graphmind: Record<string, unknown> = {
     instanceId: instance.instanceId,
     nodeId: instance.nodeId,
@@ -133,6 +134,8 @@ function graphmindOf(instance: Instance, method: string, holds: readonly HoldRec
   };
   if (instance.error !== undefined) graphmind.error = instance.error;
   if (intervention.change !== undefined) graphmind.change = { action: intervention.change.action, by: intervention.change.by };
+  // The server's part of `time` (null: the debugger answered before the server did); the held part is `timings.blocked`.
+  if (instance.endedAt !== null) graphmind.serverMs = serverMs;
   if (holds.length > 0) {
     graphmind.heldMs = intervention.heldMs;
     graphmind.holds = holds.map((hold) => ({
@@ -170,6 +173,10 @@ export function entryOf(context: EntryContext, instance: Instance): HarEntry | u
   const startMs = msOf(instance.startedAt);
   const endMs = instance.endedAt !== null ? msOf(instance.deliveredAt ?? instance.endedAt) : now;
   const time = Math.max(0, endMs - startMs);
+  // Held time is the debugger's: apart from the server's, as `blocked` (HAR's time spent waiting before the exchange could go on).
+  const times = callTimes(instance, now);
+  const blocked = Math.min(time, times.heldMs);
+  const intervention = interventionOf(instance, facts.holdsOf(instance.instanceId), decisions, now);
   const { status, statusText, content } = responseOf(instance, notification, id);
   const entry: HarEntry = {
     startedDateTime: new Date(startMs).toISOString(),
@@ -197,8 +204,8 @@ export function entryOf(context: EntryContext, instance: Instance): HarEntry | u
       bodySize: content.size,
     },
     cache: {},
-    timings: { send: 0, wait: time, receive: 0 },
-    _graphmind: graphmindOf(instance, method, facts.holdsOf(instance.instanceId), decisions, now),
+    timings: { blocked, send: 0, wait: time - blocked, receive: 0 },
+    _graphmind: graphmindOf(instance, method, decisions, intervention, times.serverMs),
   };
   if (id === undefined && !notification) entry.comment = 'The JSON-RPC id of this request was not recorded.';
   return entry;

@@ -11,6 +11,7 @@ import { capText, preview } from './cap.js';
 import { PREVIEW_CHARS, SUMMARY_CHARS } from './limits.js';
 import { callTimes } from '../protocol/call-times.js';
 import { changeView } from './call-change.js';
+import { noiseDuring } from './call-lines.js';
 
 /** The kinds of problem, in the order a run's problems are listed: what explains the rest first. */
 export const PROBLEM_KINDS = ['spawn_failure', 'early_exit', 'server_exit', 'debugger_changed', 'failed_call', 'unanswered', 'stdout_noise', 'slow_call', 'dropped_events'] as const;
@@ -77,7 +78,7 @@ function errorProblem(instance: Instance, error: InstanceError, add: AddProblem)
       add('unanswered', '', instance, () => `no answer: ${message}`);
       break;
     case 'StdoutNoise':
-      add('stdout_noise', '', instance, () => `the server wrote to stdout (the MCP wire) a line that is not JSON-RPC: ${preview(instance.input, 120)}`);
+      add('stdout_noise', '', instance, () => `the server wrote to stdout (the MCP wire) a line that is not JSON-RPC: ${preview(instance.input, 120)}${duringText(noiseDuring(instance))}`);
       break;
     default: {
       const code = typeof error.code === 'number' ? ` ${error.code}` : '';
@@ -173,6 +174,11 @@ export function runProblems(run: Run, options: FindProblemsOptions): Problem[] {
   const rank = (kind: ProblemKind): number => PROBLEM_KINDS.indexOf(kind);
   // A stable sort: alike kinds keep the order they happened in.
   return problems.sort((a, b) => rank(a.kind) - rank(b.kind));
+}
+
+/** Which call a noise line came during, in words ('' when none was alone in flight). */
+function duringText(instanceId: string | undefined): string {
+  return instanceId === undefined ? '' : ` (printed while ${instanceId} was the only call in flight)`;
 }
 
 /** The protocol card's count of stdout-noise lines (every one, past those recorded as instances). */

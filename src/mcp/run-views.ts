@@ -9,6 +9,7 @@
 import type { GraphNode, Instance, LogLine, NodeKind, NodeStatus, Run, Status } from '../protocol/run-model.js';
 import { capText, capValue, preview } from './cap.js';
 import { changeView, timeSplit, type ChangeView, type TimeSplit } from './call-change.js';
+import { callLines, type CallLine } from './call-lines.js';
 import { CALL_LOG_LINES, MESSAGE_CHARS, META_CHARS, PREVIEW_CHARS, RUN_ERRORS, RUN_LOG_TAIL, RUN_NODES, TAIL_LINE_CHARS } from './limits.js';
 
 /** Milliseconds from `startedAt` to `endedAt`; null while open (or for times that do not parse). */
@@ -112,11 +113,15 @@ export interface LogRow {
   stream: string;
   /** Capped. */
   text: string;
+  /** The call the line is attributed to (`LogLine.instanceId`), when it is. */
+  instanceId?: string;
 }
 
 /** A log row with its text capped at `max` characters. */
 export function logRow(log: LogLine, index: number, max: number): LogRow {
-  return { index, at: log.at, nodeId: log.nodeId, stream: log.stream, text: capText(log.text, max).text };
+  const row: LogRow = { index, at: log.at, nodeId: log.nodeId, stream: log.stream, text: capText(log.text, max).text };
+  if (log.instanceId !== undefined) row.instanceId = log.instanceId;
+  return row;
 }
 
 /** The run as get_run shows it: compact, capped, with ids to drill in. */
@@ -248,8 +253,10 @@ export interface CallDetail extends TimeSplit {
   changed: ChangeView | null;
   /** Each value that was cut, and by how many characters. */
   truncated: Array<{ field: string; more: number }>;
-  /** Log lines that arrived while it ran (at most {@link CALL_LOG_LINES}), and how many there were. */
+  /** Log lines that arrived while it ran (at most {@link CALL_LOG_LINES}), and how many there were: the call's own and any other's. */
   logsDuring: { lines: LogRow[]; total: number };
+  /** Its own lines: what the server printed on stderr or stdout while it was the only call in flight (see `callLines`). */
+  lines: { lines: CallLine[]; total: number };
 }
 
 /** get_call's view of `instance`, values capped at `maxChars` characters each. */
@@ -275,6 +282,7 @@ export function callDetail(run: Run, instance: Instance, maxChars: number): Call
     changed: changeView(instance, maxChars),
     truncated,
     logsDuring: logsDuring(run.logs, instance),
+    lines: callLines(run, instance),
   };
   if (instance.input !== undefined) detail.input = cap('input', instance.input, maxChars);
   if (instance.output !== undefined) detail.output = cap('output', instance.output, maxChars);

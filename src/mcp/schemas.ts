@@ -59,7 +59,7 @@ export const runSummary = object(runSummaryProperties);
 export const errorRow = object({ instanceId: string, nodeId: string, name: string, message: string, code: integerOrNull });
 
 /** A log line. */
-export const logRow = object({ index: integer, at: string, nodeId: string, stream: string, text: string });
+export const logRow = object({ index: integer, at: string, nodeId: string, stream: string, text: string, instanceId: string }, ['instanceId']);
 
 /** A status of a node or an execution. */
 export const nodeStatus = oneOf(['open', 'ok', 'error']);

@@ -159,6 +159,8 @@ export interface LogEvent extends EventBase {
   type: 'log';
   /** The node the line goes on ({@link LogLine.nodeId}). */
   nodeId: string;
+  /** The call the line is attributed to ({@link LogLine.instanceId}); optional, an extension. */
+  instanceId?: string;
   /** Where the line came from ({@link LogLine.stream}). */
   stream: string;
   /** The line's text ({@link LogLine.text}). */

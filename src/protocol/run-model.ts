@@ -323,8 +323,23 @@ export interface Instance {
 
 /** A log line attached to a node. */
 export interface LogLine {
-  /** The node the line is shown on: the proxy puts every line on `mcp:session`, the adapter on the call that logged it. */
+  /**
+   * The node the line is shown on: the adapter puts a line on the call
+   * that logged it; the proxies put a line of the server's stderr on the
+   * call in flight when it came if there was exactly one (see
+   * {@link LogLine.instanceId}), and every other line on `mcp:session`.
+   */
   nodeId: string;
+  /**
+   * The call the line is attributed to: set by the proxies on a line of the
+   * server's stderr that came while that call (not the handshake, nor a
+   * request held at a before gate) was the only one in flight, so it was
+   * most likely printed while serving it.
+   * Absent when none, or two or more, were in flight (the line is then on
+   * `mcp:session`). An extension, like {@link Instance.attempts}: a reader
+   * that does not know it shows the line on its node.
+   */
+  instanceId?: string;
   /**
    * Where the line came from: `stderr` (the server's stderr), `graphmind`
    * (the proxy's own notes: a restart, a direction that became a raw

@@ -9,7 +9,7 @@ import { setOwn } from '../json/set-own.js';
 import type { GraphNode, Instance, InstanceAttempt, InstanceError, LogLine, NodeStatus, RunSummary, ServerAnswer } from './run-model.js';
 import type { GatePoint, HoldAction } from './control.js';
 import { decisionOf } from './decisions.js';
-import type { NodeDeclaration, RunEvent, RunStartedEvent } from './ingest.js';
+import type { LogEvent, NodeDeclaration, RunEvent, RunStartedEvent } from './ingest.js';
 import { InstanceIndex } from './instance-index.js';
 
 /** A frame held right now, as its `hold.opened` said. */
@@ -77,6 +77,13 @@ export function isoTime(t: number): string {
   isoTimes[slot] = t;
   isoTexts[slot] = text;
   return text;
+}
+
+/** The log line a `log` event adds, with the call it is attributed to when the event names one. */
+export function logLineOf(event: LogEvent): LogLine {
+  const line: LogLine = { nodeId: event.nodeId, stream: event.stream, text: event.text, at: isoTime(event.t) };
+  if (event.instanceId !== undefined) line.instanceId = event.instanceId;
+  return line;
 }
 
 /**
@@ -147,7 +154,7 @@ export class RunReplay {
       case 'instance.reopened':
         return this.#reopen(event.instanceId, event.t);
       case 'log':
-        return this.addLog({ nodeId: event.nodeId, stream: event.stream, text: event.text, at: isoTime(event.t) });
+        return this.addLog(logLineOf(event));
       case 'events.dropped':
         this.droppedEvents += event.count;
         return true;

@@ -78,7 +78,7 @@ export function validateEvent(value: unknown): RunEvent | undefined {
       ok = isText(e.instanceId) && isObject(e.error) && typeof e.error.name === 'string' && typeof e.error.message === 'string';
       break;
     case 'log':
-      ok = isText(e.nodeId) && typeof e.stream === 'string' && typeof e.text === 'string';
+      ok = isText(e.nodeId) && typeof e.stream === 'string' && typeof e.text === 'string' && (e.instanceId === undefined || isText(e.instanceId));
       break;
     case 'events.dropped':
       ok = Number.isSafeInteger(e.count) && (e.count as number) >= 0;

@@ -19,6 +19,7 @@ import { declared } from '../report/node-declaration.js';
 import { RunEvents, type RunEventSink } from '../report/run-events.js';
 import { messageOf, type Direction, type Frame } from '../streams/frame.js';
 import { PROTOCOL_NODE_ID, SESSION_NODE_ID, STDOUT_NOISE_NODE } from '../streams/node-naming.js';
+import { lineOwner, noiseError } from './line-owner.js';
 import { OpenCalls } from './open-calls.js';
 import { noiseText, paramsOf, recorded, recordedBytes, resultOf, sourceOf, toolErrorText } from './recorded-value.js';
 import { answerNotObserved } from './session-end.js';
@@ -65,6 +66,7 @@ export class FrameEvents {
   readonly #events: RunEvents;
   readonly #hide: HideSettings;
   readonly #open: OpenCalls;
+  readonly #unsent = new Set<Frame>(); // Requests held at the before gate: in flight for the requester, not for the receiver.
   /** Instance ids: a per-session counter, `mcp_1`, `mcp_2`, … */
   readonly #ids = new IdSequence('mcp_');
   #protocolInstance: string | undefined;
@@ -127,11 +129,7 @@ export class FrameEvents {
     this.#frameTime = 0;
   }
 
-  /**
-   * Record a frame whose events the reporter would drop at once (pushed out
-   * while detached): it changes what it changes (ids, open calls, totals),
-   * and its events are counted, not built.
-   */
+  /** Record a frame whose events the reporter would drop at once (pushed out while detached): it changes what it changes (ids, open calls, totals), its events only counted. */
   recordDropped(frame: Frame): void {
     this.#dropping = true;
     this.record(frame);
@@ -139,12 +137,8 @@ export class FrameEvents {
   }
 
   /**
-   * The frames a busy session pushes out while detached are nearly all
-   * calls to tools (resources, prompts…) and their answers. Such a call
-   * whose events are only counted needs no open-call entry and no spelled
-   * id: it takes its number, is marked unkept, and its answer (or its exit
-   * unanswered) is one more dropped event. True when `frame` was counted
-   * so; false for anything else, to be given to {@link FrameEvents.recordDropped}.
+   * A call pushed out while detached (nearly always a tool call or its answer), counted only: it takes its number, is
+   * marked unkept, and its answer (or its exit unanswered) is one more dropped event. False for anything else (see recordDropped).
    */
   countUnkept(frame: Frame): boolean {
     const type = frame.type;
@@ -185,11 +179,7 @@ export class FrameEvents {
     return seen(id) ? id : undefined;
   }
 
-  /**
-   * What a decision at a gate did to a call (`request` is the call's
-   * request or notification frame): an injected answer, an abort, or a
-   * retry that re-opens the call.
-   */
+  /** What a decision at a gate did to a call (`request`, its request or notification): an injected answer, an abort, or a retry that re-opens it. */
   decided(request: Frame, point: GatePoint, action: 'inject' | 'abort' | 'retry', value?: unknown): void {
     const instanceId = request.instanceId;
     if (!seen(instanceId)) return; // Only counted: the debugger never saw it.
@@ -223,10 +213,8 @@ export class FrameEvents {
   }
 
   /**
-   * The session is over: notices not logged yet are, every call still open
-   * ends (unanswered, or not observed when its answers' direction had
-   * become a raw byte pipe), what was counted is reported, and the protocol
-   * node ends with its totals.
+   * The session is over: notices not logged yet are, every call still open ends (unanswered, or not observed when its
+   * answers' direction had become a raw byte pipe), what was counted is reported, the protocol node ends with its totals.
    */
   closeCalls(): void {
     // A notice whose raw bytes were never recorded (nothing should be left).
@@ -266,9 +254,21 @@ export class FrameEvents {
     this.#events.meta(meta, this.#now());
   }
 
+  /** A request held at the before gate (`held`), or let go: while held its receiver has not got it, so no line is its. */
+  heldBefore(request: Frame, held: boolean): void {
+    if (held) this.#unsent.add(request);
+    else this.#unsent.delete(request);
+  }
+
   /** A log line on the session node. */
   log(text: string, stream = 'stderr'): void {
     this.#events.log(SESSION_NODE_ID, text, stream, this.#now());
+  }
+
+  /** Lines of the server's stderr that came together: on the only call in flight (see `lineOwner`), else on the session node. */
+  stderr(lines: readonly string[]): void {
+    const owner = lineOwner(this.#open, this.#unkeptOpen, seen, this.#unsent);
+    for (const text of lines) this.#events.log(owner?.nodeId ?? SESSION_NODE_ID, text, 'stderr', this.#now(), owner?.instanceId);
   }
 
   /** When the event being built happened: its frame's time, or now. */
@@ -395,6 +395,6 @@ export class FrameEvents {
     const instanceId = this.nextId();
     if (this.#dropping) return this.#drop(2);
     this.#events.started(instanceId, STDOUT_NOISE_NODE, noiseText(frame.raw), 0, this.#now());
-    this.failed(instanceId, undefined, { name: 'StdoutNoise', message: 'the server wrote a line to stdout that is not JSON-RPC' });
+    this.failed(instanceId, undefined, noiseError(lineOwner(this.#open, this.#unkeptOpen, seen, this.#unsent)));
   }
 }

@@ -33,6 +33,8 @@ export interface GateRecorder {
   onDecision(request: Frame, point: GatePoint, action: 'inject' | 'abort' | 'retry', value?: unknown): void;
   /** A line of the proxy's own for the run's log (a hold nobody watches). @default undefined */
   onNotice?(text: string): void;
+  /** A request held at the before gate (`held`), or let go: its receiver has not got it meanwhile. @default undefined */
+  onHeldBefore?(request: Frame, held: boolean): void;
 }
 
 /**
@@ -316,6 +318,7 @@ export class FrameHolds {
         if (holdId !== undefined) {
           this.#open.delete(holdId);
           this.#noViewer.closed(holdId);
+          if (plan.point === 'before' && frame.type === 'request') recorder.onHeldBefore?.(frame, false);
         }
         try {
           return this.#apply(frame, plan.point, decision);
@@ -328,6 +331,7 @@ export class FrameHolds {
         holdId = hold.holdId;
         const open: OpenHold = { runId: subject.runId, call };
         this.#open.set(hold.holdId, open);
+        if (plan.point === 'before' && frame.type === 'request') recorder.onHeldBefore?.(frame, true);
         // An answer held after its requester went away: nobody is waiting for it.
         const gone = this.#gone;
         if (gone !== undefined && call.direction === gone.direction) this.#giveUp(hold.holdId, open, gone.why);

@@ -60,6 +60,45 @@ export class OpenCalls {
     return this.#overflow.size > 0 && this.#overflow.delete(frame);
   }
 
+  /** How many calls are open: no work beyond two reads, so a log line may ask. */
+  get size(): number {
+    return this.#inTable + this.#overflow.size;
+  }
+
+  /**
+   * The one open call when exactly one is open, else undefined. Looked up
+   * only when asked (a line of the server's stderr): the relay's path pays
+   * nothing for it.
+   */
+  only(): Frame | undefined {
+    if (this.size !== 1) return undefined;
+    if (this.#overflow.size === 1) return this.#overflow.keys().next().value;
+    const frames = this.#frames;
+    for (let slot = 0; slot <= this.#mask; slot++) {
+      const frame = frames[slot];
+      if (frame !== undefined) return frame;
+    }
+    return undefined;
+  }
+
+  /** The one open call not in `except` when there is exactly one, else undefined (looked up only when asked, as {@link OpenCalls.only}). */
+  onlyOutside(except: ReadonlySet<Frame>): Frame | undefined {
+    let found: Frame | undefined;
+    for (const frame of this.#overflow.keys()) {
+      if (except.has(frame)) continue;
+      if (found !== undefined) return undefined;
+      found = frame;
+    }
+    const frames = this.#frames;
+    for (let slot = 0; slot <= this.#mask; slot++) {
+      const frame = frames[slot];
+      if (frame === undefined || except.has(frame)) continue;
+      if (found !== undefined) return undefined;
+      found = frame;
+    }
+    return found;
+  }
+
   /** Every open call, oldest first; none is open afterwards. */
   take(): Frame[] {
     const open: Array<[number, Frame]> = [...this.#overflow].map(([frame, opened]) => [opened, frame]);

@@ -200,11 +200,11 @@ export class RelayRecorder {
     this.#timer.unref();
   }
 
-  /** Record complete lines the server wrote to stderr. */
+  /** Record complete lines the server wrote to stderr (each on the call in flight when it was the only one). */
   onStderr(lines: readonly string[]): void {
     if (this.#finished) return;
     this.flush();
-    for (const text of lines) this.#frames.log(text);
+    this.#frames.stderr(lines);
   }
 
   /**
@@ -278,6 +278,11 @@ export class RelayRecorder {
     if (this.#finished) return;
     this.flush();
     recordSent({ sink: this.#reporter, runId: this.runId, ids: this.#frames, open: this.#open, hide: this.#hide }, request, sentBy);
+  }
+
+  /** A request held at the before gate (`held`), or let go: no line of the server's is put on it meanwhile. */
+  onHeldBefore(request: Frame, held: boolean): void {
+    if (!this.#finished) this.#frames.heldBefore(request, held);
   }
 
   /** The instance recorded for a request or notification frame. */

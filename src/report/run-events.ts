@@ -1,5 +1,5 @@
 import type { InstanceError } from '../protocol/run-model.js';
-import type { NodeDeclaration, RunEvent } from '../protocol/ingest.js';
+import type { LogEvent, NodeDeclaration, RunEvent } from '../protocol/ingest.js';
 import { CompletedEvent, FinishedEvent, StartedEvent } from './execution-events.js';
 
 /** The reporter as {@link RunEvents} uses it (the `Reporter` of `graphmind-ai` is one). */
@@ -75,10 +75,12 @@ export class RunEvents {
     sink.sendComplete(runId, { type: 'run.meta', meta, runId, seq: sink.nextSeq(runId), t }, 0);
   }
 
-  /** A log line on `nodeId`. */
-  log(nodeId: string, text: string, stream: string, t: number): void {
+  /** A log line on `nodeId`; `instanceId`, the call it is attributed to (see `LogLine.instanceId`). */
+  log(nodeId: string, text: string, stream: string, t: number, instanceId?: string): void {
     const sink = this.#sink;
     const runId = this.runId;
-    sink.sendComplete(runId, { type: 'log', nodeId, stream, text, runId, seq: sink.nextSeq(runId), t }, text.length);
+    const event: LogEvent = { type: 'log', nodeId, stream, text, runId, seq: sink.nextSeq(runId), t };
+    if (instanceId !== undefined) event.instanceId = instanceId;
+    sink.sendComplete(runId, event, text.length);
   }
 }

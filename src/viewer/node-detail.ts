@@ -6,6 +6,7 @@ import type { Hold } from '../protocol/control.js';
 import { answerDiffs } from './answer-diff.js';
 import { answerLabel, changeBadge, timesLine } from './call-changes.js';
 import { callView, holdBadge, requestIdChip, tookText, tookTitle, waitingText } from './call-state.js';
+import { callLineCount, callLinesBlock } from './call-lines.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { callMatches, finding, words, type FindQuery } from './find.js';
 import { clock, duration, ordinal, plural, preview, span } from './format.js';
@@ -47,7 +48,7 @@ export class NodeDetail {
           const shown = shownState(instance.status, this.store.run);
           // No ticking time in it: an open call's duration is updated in place (see #tick), so that
           // its folded JSON, a selection or "Show all" are not reset every second while it is looked at.
-          return `${shown}|${instance.endedAt}|${instance.deliveredAt}|${instance.attempts?.length ?? 0}|${instance.changed?.holdId ?? ''}|${instance.heldMs ?? 0}|${this.store.expanded.has(instance.instanceId)}|${hold?.holdId ?? ''}|${hold?.givenUp ?? ''}|${this.store.activeInstance === instance.instanceId}`;
+          return `${shown}|${instance.endedAt}|${instance.deliveredAt}|${instance.attempts?.length ?? 0}|${instance.changed?.holdId ?? ''}|${instance.heldMs ?? 0}|${this.store.expanded.has(instance.instanceId)}|${hold?.holdId ?? ''}|${hold?.givenUp ?? ''}|${this.store.activeInstance === instance.instanceId}|${callLineCount(this.store.run, instance)}`;
         },
         render: (instance, index) => this.#row(instance, index),
       },
@@ -241,6 +242,9 @@ export class NodeDetail {
       if (diffs !== null) body.appendChild(diffs);
       const times = timesLine(instance);
       if (times !== null) body.appendChild(times);
+      // What the server printed while this was the only call in flight (call-lines.ts).
+      const lines = callLinesBlock(this.store.run, instance);
+      if (lines !== null) body.appendChild(lines);
       // In a run whose server was restarted: which of its servers answered.
       const generation = generationOf(instance, restartsOf(this.store.run));
       if (generation !== undefined) {

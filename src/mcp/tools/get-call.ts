@@ -1,6 +1,6 @@
 /**
- * `get_call`: one execution whole — input, output, error, timings, and the
- * log lines written while it ran — each value capped.
+ * `get_call`: one execution whole — input, output, error, timings, its own
+ * lines, and the log lines written while it ran — each value capped.
  *
  * @module
  */
@@ -10,6 +10,7 @@ import { VALUE_CHARS } from '../limits.js';
 import { renderText } from '../render.js';
 import { callDetail } from '../run-views.js';
 import { changeSchema, serverAnswerLine, timeSplitSchema, timeText } from '../call-change.js';
+import { callLinesSchema } from '../call-lines.js';
 import { anything, arrayOf, from, integer as integerSchema, integerOrNull, logRow, nodeStatus, numberOrNull, object, string, stringOrNull } from '../schemas.js';
 import { ToolError } from '../tool-error.js';
 import { defineTool, requireRun, UNTRUSTED } from '../tool.js';
@@ -31,6 +32,7 @@ const callSchema = object(
     error: { anyOf: [object({ name: string, message: string, code: integerOrNull, data: anything }, ['data']), { type: 'null' }] },
     truncated: arrayOf(object({ field: string, more: integerSchema })),
     logsDuring: object({ lines: arrayOf(logRow), total: integerSchema }),
+    lines: callLinesSchema,
   },
   ['input', 'output'],
 );
@@ -41,7 +43,7 @@ export const getCallTool = defineTool({
   title: 'Show one call',
   description:
     'Show one recorded execution (call) whole: its node, status, start, end and duration (serverMs: the server\'s time; heldMs: held at the debugger\'s breakpoints; waitedMs: what the client waited), what the debugger changed (changed: an answer injected, an abort or a retry, by whom, and the server\'s own answer it replaced: an injected output is not the server\'s), its input (the request params), its output (the result) and its error (name, message, JSON-RPC code, data), ' +
-    'plus the log lines (server stderr) written while it ran. ' +
+    'plus its own lines (lines: what the server printed on stderr, or as noise on stdout, while it was the only call in flight) and the log lines (server stderr) written while it ran (logsDuring). ' +
     `Each value is capped at maxChars characters (default and most ${VALUE_CHARS}); a cut value ends with "… [truncated, N more characters]" and is listed in truncated. ` +
     'Take runId and instanceId from list_calls, get_run or find_problems. ' +
     UNTRUSTED,
@@ -65,7 +67,9 @@ export const getCallTool = defineTool({
       `output: ${call.output === undefined ? '(none recorded)' : preview(call.output, 600)}`,
       ...(call.error === null ? [] : [`error: ${call.error.name}${call.error.code === null ? '' : ` ${call.error.code}`}: ${preview(call.error.message, 300)}`]),
       ...(call.truncated.length === 0 ? [] : [`cut: ${call.truncated.map((cut) => `${cut.field} (${cut.more} more characters)`).join(', ')}`]),
-      ...call.logsDuring.lines.map((log) => `log ${log.at} ${log.stream}: ${log.text}`),
+      // Its own lines (stderr and stdout noise printed while it was the only call in flight), then the others of its time.
+      ...call.lines.lines.map((line) => `its line ${line.at} ${line.stream}: ${line.text}`),
+      ...call.logsDuring.lines.filter((log) => log.instanceId !== call.instanceId).map((log) => `log ${log.at} ${log.stream}: ${log.text}`),
     ];
     const head = `call ${call.instanceId} on ${call.nodeId} in run ${run.runId}: ${call.status}, started ${call.startedAt}${call.waitedMs === null ? ', still open' : `, ${timeText(call)}`}`;
     return { structured: { from: source, runId: run.runId, maxChars: input.maxChars, call }, text: renderText(head, lines) };

@@ -14,22 +14,72 @@ import { defineTool, UNTRUSTED } from '../tool.js';
 /** Node ids in one call at most. */
 const MAX_NODES = 1_000;
 
-/** A node's breakpoints, as given: true or false for each gate; an absent gate stays as it was. */
-type NodeChange = { before?: boolean; after?: boolean };
+/** The longest server name a scope may give (as the control API takes it). */
+const MAX_SERVER_NAME = 256;
 
-const gateSchema: JsonSchema = {
+/**
+ * A node's breakpoints, as given: true or false for each gate; `server`, the
+ * one server it holds on (its `serverInfo.name`), or null for every server;
+ * what is absent stays as it was.
+ */
+export type NodeChange = { before?: boolean; after?: boolean; server?: string | null };
+
+const gateProperties: Record<string, JsonSchema> = {
+  before: { type: 'boolean', description: 'Hold its requests before they go out.' },
+  after: { type: 'boolean', description: 'Hold its answers before they come back.' },
+};
+
+/** A node's change as the tool takes it. */
+const changeSchema: JsonSchema = {
   type: 'object',
-  properties: { before: { type: 'boolean', description: 'Hold its requests before they go out.' }, after: { type: 'boolean', description: 'Hold its answers before they come back.' } },
+  properties: {
+    ...gateProperties,
+    server: {
+      type: ['string', 'null'],
+      minLength: 1,
+      maxLength: MAX_SERVER_NAME,
+      description: 'Hold only in sessions of this MCP server (its serverInfo.name, in get_run\'s meta); null: on every server. Absent: the scope it had (every server for a new one).',
+    },
+  },
   additionalProperties: false,
 };
+
+/** A node's breakpoint as the debugger has it. */
+const breakpointSchema: JsonSchema = {
+  type: 'object',
+  properties: { ...gateProperties, server: { type: 'string', description: 'The one server it holds on (serverInfo.name); absent: every server.' } },
+  additionalProperties: false,
+};
+
+/** What a node takes, for errors. */
+const NODE_SHAPE = '{ before?: boolean, after?: boolean, server?: string | null }';
+
+/** One node's change, checked (`bad` makes the error). */
+function readChange(nodeId: string, gates: unknown, bad: (why: string) => ToolError): NodeChange {
+  const shape = (): ToolError => bad(`"${nodeId.slice(0, 80)}" must be ${NODE_SHAPE}`);
+  if (!isObject(gates)) throw shape();
+  const change: NodeChange = {};
+  for (const [key, value] of Object.entries(gates)) {
+    if (key === 'server') {
+      if (value !== null && (typeof value !== 'string' || value.length === 0 || value.length > MAX_SERVER_NAME)) {
+        throw bad(`"${nodeId.slice(0, 80)}": server must be a server's name (serverInfo.name, 1 to ${MAX_SERVER_NAME} characters), or null for every server`);
+      }
+      change.server = value;
+    } else if ((key === 'before' || key === 'after') && typeof value === 'boolean') change[key] = value;
+    else throw shape();
+  }
+  return change;
+}
 
 /** The `nodes` argument: node id → { before?, after? }. */
 function nodeChanges(): Field<Record<string, NodeChange> | undefined> {
   return {
     schema: {
       type: 'object',
-      description: 'Per node id ("tool:search", "resource:file:///a.md", "mcp:initialize", …): { before?: boolean, after?: boolean }. Given gates are set, others kept; both false removes the node\'s breakpoints.',
-      additionalProperties: gateSchema,
+      description:
+        'Per node id ("tool:search", "resource:file:///a.md", "mcp:initialize", …): { before?: boolean, after?: boolean, server?: string | null }. Given gates are set, others kept; both false removes the node\'s breakpoints. ' +
+        'server scopes it to one MCP server (its serverInfo.name): other servers\' sessions are not held; null makes it hold on every server.',
+      additionalProperties: changeSchema,
     },
     required: false,
     read(value, name) {
@@ -41,13 +91,7 @@ function nodeChanges(): Field<Record<string, NodeChange> | undefined> {
       const out: Record<string, NodeChange> = {};
       for (const [nodeId, gates] of entries) {
         if (nodeId.length === 0 || nodeId.length > 1_024) throw bad('a node id must be 1 to 1024 characters');
-        if (!isObject(gates)) throw bad(`"${nodeId.slice(0, 80)}" must be { before?: boolean, after?: boolean }`);
-        const change: NodeChange = {};
-        for (const [gate, on] of Object.entries(gates)) {
-          if ((gate !== 'before' && gate !== 'after') || typeof on !== 'boolean') throw bad(`"${nodeId.slice(0, 80)}" must be { before?: boolean, after?: boolean }`);
-          change[gate] = on;
-        }
-        out[nodeId] = change;
+        out[nodeId] = readChange(nodeId, gates, bad);
       }
       return out;
     },
@@ -62,8 +106,8 @@ export function mergeBreakpoints(current: Breakpoints, pauseOnError: boolean | u
     const kept: { before?: boolean; after?: boolean; server?: string } = {};
     if (next.before === true) kept.before = true;
     if (next.after === true) kept.after = true;
-    // A node scoped to one server stays scoped when its gates change.
-    if (next.server !== undefined) kept.server = next.server;
+    // A node scoped to one server stays scoped when only its gates change; null scopes it to every server.
+    if (typeof next.server === 'string') kept.server = next.server;
     if (kept.before === undefined && kept.after === undefined) delete merged.nodes[nodeId];
     else merged.nodes[nodeId] = kept;
   }
@@ -76,7 +120,7 @@ export const setBreakpointsTool = defineTool({
   title: 'Change breakpoints',
   description:
     'Change the debugger\'s breakpoints, which every proxy and adapter follows at once: pauseOnError holds every failing answer (JSON-RPC errors, isError results); ' +
-    'nodes sets, per node id, whether its requests ("before") and answers ("after") are held. What is not given stays as it is; call with no arguments to read them. Returns the breakpoints now in force. ' +
+    'nodes sets, per node id, whether its requests ("before") and answers ("after") are held, and on which server ("server": one MCP server\'s serverInfo.name, in get_run\'s meta, or null for every server). What is not given stays as it is; call with no arguments to read them. Returns the breakpoints now in force. ' +
     'A hold stops that MCP session (the agent waits) until it is decided: only set breakpoints the user asked for. ' +
     UNTRUSTED,
   control: true,
@@ -85,13 +129,15 @@ export const setBreakpointsTool = defineTool({
     nodes: nodeChanges(),
   }),
   outputSchema: object({
-    breakpoints: object({ pauseOnError: boolean, nodes: { type: 'object', additionalProperties: gateSchema } }),
+    breakpoints: object({ pauseOnError: boolean, nodes: { type: 'object', additionalProperties: breakpointSchema } }),
   }),
   async run(input, context) {
     const current = await context.control.getBreakpoints();
     const changed = input.pauseOnError !== undefined || input.nodes !== undefined;
     const breakpoints = changed ? await context.control.putBreakpoints(mergeBreakpoints(current, input.pauseOnError, input.nodes)) : current;
-    const nodes = Object.entries(breakpoints.nodes).map(([nodeId, gates]) => `${nodeId}:${gates.before === true ? ' before' : ''}${gates.after === true ? ' after' : ''}`);
+    const nodes = Object.entries(breakpoints.nodes).map(
+      ([nodeId, gates]) => `${nodeId}:${gates.before === true ? ' before' : ''}${gates.after === true ? ' after' : ''} (${gates.server === undefined ? 'every server' : `server ${JSON.stringify(gates.server)}`})`,
+    );
     return {
       structured: { breakpoints },
       text: `${changed ? 'breakpoints now' : 'breakpoints'}: pause on error ${breakpoints.pauseOnError ? 'on' : 'off'}; ${nodes.length === 0 ? 'no node breakpoints' : nodes.join(', ')}`,
