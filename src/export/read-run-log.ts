@@ -14,6 +14,24 @@ import type { RunEvent } from '../protocol/ingest.js';
 import { validateEvent } from '../protocol/validate-event.js';
 import { RunState } from '../protocol/run-state.js';
 import { readLines } from './log-lines.js';
+import { rawJsonOfText } from '../json/raw-json.js';
+
+/** Lines at least this long have their large inputs and outputs kept as text, when asked ({@link ReadRunLogOptions.rawValues}). */
+const RAW_LINE_BYTES = 1024;
+/** An input or output whose JSON text is at least this long is large. */
+const RAW_VALUE_CHARS = 512;
+
+/** Options for {@link readRunLog}. */
+export interface ReadRunLogOptions {
+  /**
+   * Keep the calls' large inputs and outputs as their JSON text outside the
+   * JavaScript heap (`RawJson`, as the server's ingest keeps them), not as
+   * parsed objects: what a server that keeps its runs in memory wants (the
+   * garbage collector then has few objects to walk, none of them large).
+   * @default false (parsed, for readers that look into them)
+   */
+  rawValues?: boolean;
+}
 
 /** A run log after {@link readRunLog}. */
 export type RunLogRead =
@@ -54,7 +72,8 @@ export function eventsOfLine(line: Buffer, runId: string): RunEvent[] | undefine
  * stopped: like the server's load, it is made live again and then
  * abandoned, so it shows as ended in `error` at its last event.
  */
-export function readRunLog(file: string, runId: string): RunLogRead {
+export function readRunLog(file: string, runId: string, options: ReadRunLogOptions = {}): RunLogRead {
+  const raw = options.rawValues === true;
   let fd: number;
   try {
     // Non-blocking: opening a FIFO would otherwise wait for a writer.
@@ -77,6 +96,7 @@ export function readRunLog(file: string, runId: string): RunLogRead {
         return;
       }
       for (const event of events) {
+        if (raw && line.length >= RAW_LINE_BYTES) keepLargeValuesRaw(event);
         state ??= new RunState(runId, event.t);
         state.apply(event);
         endedLast = event.type === 'run.finished';
@@ -93,6 +113,17 @@ export function readRunLog(file: string, runId: string): RunLogRead {
     return { ok: false, reason: `cannot read it (${errorText(error)})` };
   } finally {
     closeSync(fd);
+  }
+}
+
+/** An event's input and output, when large objects or arrays, as their text ({@link ReadRunLogOptions.rawValues}). */
+function keepLargeValuesRaw(event: RunEvent): void {
+  const values = event as { input?: unknown; output?: unknown };
+  for (const key of ['input', 'output'] as const) {
+    const value = values[key];
+    if (typeof value !== 'object' || value === null) continue;
+    const text = JSON.stringify(value);
+    if (text.length >= RAW_VALUE_CHARS) values[key] = rawJsonOfText(text);
   }
 }
 

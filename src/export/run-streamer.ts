@@ -109,6 +109,8 @@ export class RunStreamer implements LineConsumer {
   #until = Number.POSITIVE_INFINITY;
   /** Calls that could be written were left for the next slice. */
   #behind = false;
+  /** A call was written since the slice began (each slice writes one at least, however late it began). */
+  #wroteInSlice = false;
   /** The log is read ({@link RunStreamer.finish}): the tail is written once every call is. */
   #end: { view: TraceRun; end: SnapshotEnd } | undefined;
   #tailWritten = false;
@@ -166,6 +168,7 @@ export class RunStreamer implements LineConsumer {
   work(until: number): boolean {
     this.#until = until;
     this.#behind = false;
+    this.#wroteInSlice = false;
     if (this.#end === undefined) this.#drain(false);
     else this.#finishing();
     return this.#behind;
@@ -270,7 +273,7 @@ export class RunStreamer implements LineConsumer {
 
   /** The slice is used up: what is left to write waits for the next ({@link RunStreamer.work}). */
   #late(): boolean {
-    if (performance.now() <= this.#until) return false;
+    if (!this.#wroteInSlice || performance.now() <= this.#until) return false;
     this.#behind = true;
     return true;
   }
@@ -278,6 +281,7 @@ export class RunStreamer implements LineConsumer {
   #write(waiting: Waiting): void {
     const view = this.#view as TraceRun;
     const { instance } = waiting;
+    this.#wroteInSlice = true;
     if (!this.#headWritten) {
       this.#out.push(this.#format.head(view));
       this.#headWritten = true;
