@@ -52,3 +52,28 @@ for (const entry of PLAYBOOK) {
     t.equal(JSON.stringify(raw.state.toRun()), JSON.stringify(parsed.state.toRun()), 'the run as the API writes it: the same');
   });
 }
+
+t.test('lines written another way: the value JSON.parse keeps, or parsed', async (t) => {
+  const file = join(dir, `${RUN}.jsonl`);
+  const head = (seq: number): string => `"runId":"${RUN}","seq":${seq},"t":${T + seq}`;
+  const tool = JSON.stringify(TOOL);
+  writeFileSync(
+    file,
+    `${[
+      `{${head(1)},"type":"run.started","name":"s","source":"mcp-proxy","meta":{}}`,
+      // Spaces, and the output given twice: JSON.parse keeps the last.
+      ` { "type" : "instance.started" , "instanceId":"mcp_2", "node": ${tool}, "input" : {"text":"${big}"} , ${head(2)} } `,
+      `{"type":"instance.finished","instanceId":"mcp_2","output":{"first":"${big}"},"output":{"second":"${big}"},${head(3)}}`,
+      // A key written with an escape is not looked for: parsed.
+      `{"type":"instance.started","instanceId":"mcp_3","node":${tool},"\\u0069nput":{"text":"${big}"},${head(4)}}`,
+      `{${head(5)},"type":"run.finished","status":"ok"}`,
+    ].join('\n')}\n`,
+  );
+  const raw = readRunLog(file, RUN, { rawValues: true });
+  const parsed = readRunLog(file, RUN);
+  if (!raw.ok || !parsed.ok || raw.state === undefined || parsed.state === undefined) throw new Error('not read');
+  t.ok(raw.state.byId.get('mcp_2')?.input instanceof RawJson, 'spaces: kept as text');
+  t.same((raw.state.byId.get('mcp_2')?.output as RawJson).toJSON(), { second: big }, 'a key given twice: the last, as JSON.parse');
+  t.notOk(raw.state.byId.get('mcp_3')?.input instanceof RawJson, 'an escaped key: parsed');
+  t.equal(JSON.stringify(raw.state.toRun()), JSON.stringify(parsed.state.toRun()), 'the run as the API writes it: the same');
+});

@@ -14,7 +14,8 @@ import type { RunEvent } from '../protocol/ingest.js';
 import { validateEvent } from '../protocol/validate-event.js';
 import { RunState } from '../protocol/run-state.js';
 import { readLines } from './log-lines.js';
-import { rawJsonOfText } from '../json/raw-json.js';
+import { RawJson } from '../json/raw-json.js';
+import { jsonValueEnd } from '../json/strict-json.js';
 
 /** Lines at least this long have their large inputs and outputs kept as text, when asked ({@link ReadRunLogOptions.rawValues}). */
 const RAW_LINE_BYTES = 1024;
@@ -96,7 +97,7 @@ export function readRunLog(file: string, runId: string, options: ReadRunLogOptio
         return;
       }
       for (const event of events) {
-        if (raw && line.length >= RAW_LINE_BYTES) keepLargeValuesRaw(event);
+        if (raw && events.length === 1 && line.length >= RAW_LINE_BYTES) keepLargeValuesRaw(event, line);
         state ??= new RunState(runId, event.t);
         state.apply(event);
         endedLast = event.type === 'run.finished';
@@ -116,15 +117,62 @@ export function readRunLog(file: string, runId: string, options: ReadRunLogOptio
   }
 }
 
-/** An event's input and output, when large objects or arrays, as their text ({@link ReadRunLogOptions.rawValues}). */
-function keepLargeValuesRaw(event: RunEvent): void {
+const TYPE_KEY = Buffer.from('"type"');
+const INPUT_KEY = Buffer.from('"input"');
+const OUTPUT_KEY = Buffer.from('"output"');
+
+/**
+ * An event's input and output, when large, as their JSON text
+ * ({@link ReadRunLogOptions.rawValues}): the bytes of its log line (which
+ * `JSON.parse` read them from), copied. Only for a line that is the event
+ * itself (its `type` is the event's, not a group's); a value written
+ * another way than the scan expects stays parsed.
+ */
+function keepLargeValuesRaw(event: RunEvent, line: Buffer): void {
+  const ranges = topLevelRanges(line);
+  if (ranges === undefined || ranges.type === undefined || line.toString('utf8', ranges.type[0], ranges.type[1]) !== JSON.stringify(event.type)) return;
   const values = event as { input?: unknown; output?: unknown };
-  for (const key of ['input', 'output'] as const) {
-    const value = values[key];
-    if (typeof value !== 'object' || value === null) continue;
-    const text = JSON.stringify(value);
-    if (text.length >= RAW_VALUE_CHARS) values[key] = rawJsonOfText(text);
+  for (const [key, range] of [['input', ranges.input], ['output', ranges.output]] as const) {
+    if (range === undefined || range[1] - range[0] < RAW_VALUE_CHARS || typeof values[key] !== 'object' || values[key] === null) continue;
+    const bytes = Buffer.from(line.subarray(range[0], range[1]));
+    values[key] = new RawJson(bytes, 0, bytes.length);
   }
+}
+
+type Range = [number, number];
+
+/** Where a line's top-level `type`, `input` and `output` values are (the last of each, as `JSON.parse` keeps); undefined for a line that is not one object. */
+function topLevelRanges(line: Buffer): { type?: Range; input?: Range; output?: Range } | undefined {
+  const end = line.length;
+  const found: { type?: Range; input?: Range; output?: Range } = {};
+  let k = skipSpace(line, 0);
+  if (line[k] !== 0x7b) return undefined;
+  k = skipSpace(line, k + 1);
+  if (line[k] === 0x7d) return found;
+  for (;;) {
+    const keyStart = k;
+    const keyEnd = line[k] === 0x22 ? jsonValueEnd(line, k, end) : -1;
+    if (keyEnd === -1) return undefined;
+    k = skipSpace(line, keyEnd);
+    if (line[k] !== 0x3a) return undefined;
+    const valueStart = skipSpace(line, k + 1);
+    const valueEnd = jsonValueEnd(line, valueStart, end);
+    if (valueEnd === -1) return undefined;
+    const key = line.subarray(keyStart, keyEnd);
+    if (key.equals(TYPE_KEY)) found.type = [valueStart, valueEnd];
+    else if (key.equals(INPUT_KEY)) found.input = [valueStart, valueEnd];
+    else if (key.equals(OUTPUT_KEY)) found.output = [valueStart, valueEnd];
+    k = skipSpace(line, valueEnd);
+    if (line[k] === 0x7d) return found;
+    if (line[k] !== 0x2c) return undefined;
+    k = skipSpace(line, k + 1);
+  }
+}
+
+function skipSpace(line: Buffer, at: number): number {
+  let k = at;
+  while (k < line.length && (line[k] === 0x20 || line[k] === 0x0a || line[k] === 0x0d || line[k] === 0x09)) k++;
+  return k;
 }
 
 function errorText(error: unknown): string {

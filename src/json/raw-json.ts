@@ -15,9 +15,10 @@
  * Only bytes that are valid UTF-8 and that `JSON.parse` accepts are ever
  * wrapped (the ingest reader checks them first).
  *
- * A run loaded from its log keeps its large values so too
- * ({@link rawJsonOfText}): a run of gigabytes kept as parsed strings made the
- * garbage collector copy and walk them, pausing the server for seconds.
+ * A run loaded from its log keeps its large values so too (a copy of
+ * their bytes in the log line, see export/read-run-log.ts): a run of
+ * gigabytes kept as parsed strings made the garbage collector copy and
+ * walk them, pausing the server for seconds.
  */
 export class RawJson {
   readonly #bytes: Buffer;
@@ -39,13 +40,4 @@ export class RawJson {
   toJSON(): unknown {
     return JSON.parse(this.json);
   }
-}
-
-/**
- * JSON text made by `JSON.stringify` (so valid, and well-formed UTF-16) as
- * {@link RawJson} over a copy of its bytes outside the JavaScript heap.
- */
-export function rawJsonOfText(json: string): RawJson {
-  const bytes = Buffer.from(json, 'utf8');
-  return new RawJson(bytes, 0, bytes.length);
 }
