@@ -5,7 +5,9 @@
 // before and after, and the slowest /api/health answer asked every 20 ms
 // during the export (from another process: the bench's own reading is not
 // counted). Run alone: `BENCH_ONLY=export node bench/run.mjs`, or
-// `node bench/export.mjs [MB]`.
+// `node bench/export.mjs [MB] [format] [path/to/graphmind.js]`: another
+// format (otlp-json, jsonl), or another build's CLI, to compare side by
+// side (`node bench/export.mjs 200 har /work/baseline/dist/cli/graphmind.js`).
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import { request } from 'node:http';
@@ -13,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../dist/cli/graphmind.js', import.meta.url));
+const OWN_CLI = fileURLToPath(new URL('../dist/cli/graphmind.js', import.meta.url));
 const RUN = 'run_bench_export';
 
 /** Write a finished proxy run of about `bytes` into `dataDir`. */
@@ -63,7 +65,7 @@ function get(port, token, path, onData) {
 }
 
 /** Measure; returns the printed lines and the figures. */
-export async function measure({ mb = 1024 } = {}) {
+export async function measure({ mb = 1024, format = 'har', cli = OWN_CLI } = {}) {
   const root = mkdtempSync(join(tmpdir(), 'graphmind-bench-export-'));
   const dataDir = join(root, 'data');
   try {
@@ -72,7 +74,7 @@ export async function measure({ mb = 1024 } = {}) {
     // The log, and room to spare.
     const size = Math.min(mb, Math.floor(freeMb / 2));
     const built = writeRun(dataDir, size * 1048576);
-    const serve = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const serve = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     serve.stdout.on('data', (chunk) => (out += chunk));
     const loadStarted = performance.now();
@@ -100,7 +102,7 @@ export async function measure({ mb = 1024 } = {}) {
     let polled = '';
     poller.stdout.on('data', (chunk) => (polled += chunk));
     const started = performance.now();
-    const got = await get(port, token, `/api/runs/${RUN}/export?format=har`);
+    const got = await get(port, token, `/api/runs/${RUN}/export?format=${format}`);
     const ms = performance.now() - started;
     const pollerExit = new Promise((resolve) => poller.on('exit', resolve));
     poller.stdin.end('stop');
@@ -111,7 +113,7 @@ export async function measure({ mb = 1024 } = {}) {
     const figures = { runMb: Math.round(built.bytes / 1048576), calls: built.calls, loadMs: Math.round(loadMs), status: got.status, harMb: Math.round(got.bytes / 1048576), exportMs: Math.round(ms), mbPerS: Math.round(got.bytes / 1048576 / (ms / 1000)), peakRssBeforeMb: before, peakRssAfterMb: after, slowestHealthMs: Number(polled) };
     const lines = [
       `export: a ${figures.runMb} MB run (${figures.calls} calls, 100 KB answers)${size < mb ? ` (asked ${mb} MB; the disk has room for ${size})` : ''}, loaded by serve in ${figures.loadMs} ms`,
-      `  HAR: HTTP ${figures.status}, ${figures.harMb} MB in ${figures.exportMs} ms (${figures.mbPerS} MB/s)`,
+      `  ${format === 'har' ? 'HAR' : format}${cli === OWN_CLI ? '' : ` (${cli})`}: HTTP ${figures.status}, ${figures.harMb} MB in ${figures.exportMs} ms (${figures.mbPerS} MB/s)`,
       `  serve's peak RSS: ${figures.peakRssBeforeMb} MB loaded, ${figures.peakRssAfterMb} MB after the export`,
       `  slowest /api/health during the export: ${figures.slowestHealthMs} ms`,
     ];
@@ -122,6 +124,6 @@ export async function measure({ mb = 1024 } = {}) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { lines } = await measure({ mb: Number(process.argv[2] ?? 1024) });
+  const { lines } = await measure({ mb: Number(process.argv[2] ?? 1024), format: process.argv[3] ?? 'har', cli: process.argv[4] ?? OWN_CLI });
   for (const line of lines) console.log(line);
 }

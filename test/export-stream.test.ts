@@ -197,10 +197,13 @@ t.test('a 200 MB run exports as HAR, OTLP and JSONL without holding the debugger
     t.equal(got.status, 200, format);
     t.comment(`${format}: ${Math.round(got.bytes / 1048576)} MB in ${Math.round(ms)} ms; /api/health asked ${asked} times, slowest ${Math.round(maxMs)} ms; serve's peak RSS ${Math.round(peak)} MB (${Math.round(before)} MB before)`);
     // Health answered all along. A whole export done in one turn held it for the whole export (6 s
-    // here before); the export yields every 20 ms, and what is left is mostly the garbage
-    // collector walking the run serve keeps in memory (a few hundred ms on a loaded machine).
+    // here before). The export yields every 20 ms and writes calls a slice at a time, OpenTelemetry
+    // is loaded a file at a time, and serve keeps the run's large values off the heap, so the
+    // garbage collector has little to walk: 20-90 ms on an idle machine. The bound is wide for a
+    // loaded CI machine, and still catches what held it before: the calls held back written at
+    // once (260 ms), OpenTelemetry imported at once (160-500 ms), GC pauses over the run (seconds at 2 GB).
     t.ok(asked >= 5, 'health was asked during the export');
-    t.ok(maxMs < 1000, `health answered within a second all along (slowest ${Math.round(maxMs)} ms)`);
+    t.ok(maxMs < 500, `health answered within 500 ms all along (slowest ${Math.round(maxMs)} ms)`);
     // What the export adds to serve's peak: a whole export built the run again and then one string
     // of it (about 1 GB more for this run); a streamed one, garbage not yet collected.
     if (canReset) t.ok(peak - before < 400, `the export added ${Math.round(peak - before)} MB to serve's peak RSS, not the run again`);

@@ -44,6 +44,14 @@ export interface LineConsumer {
    * end is reached; the pump stops waiting after `waitMs` without growth.
    */
   wantsMore(): boolean;
+  /**
+   * Do work put off because the slice was used up (output not made yet),
+   * until `performance.now()` passes `until`, which is also the end of the
+   * slice for the lines that follow; true while some is left.
+   */
+  work?(until: number): boolean;
+  /** Work was put off: take no more lines until {@link LineConsumer.work} has done it. */
+  readonly behind?: boolean;
 }
 
 /** Where the output goes: a stream, opened (headers sent) only when the first byte is written. */
@@ -160,6 +168,21 @@ function joined(batch: ReadonlyArray<string | Buffer>): string | Buffer {
   return Buffer.concat(batch.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece)));
 }
 
+/**
+ * Between two slices: a turn of the event loop, then the consumer's work
+ * put off, a slice at a time, each written as it is made. Returns when the
+ * slice that is left began.
+ */
+export async function catchUp(consumer: LineConsumer, writer: SinkWriter): Promise<number> {
+  for (;;) {
+    await nextTurn();
+    const sliceStart = performance.now();
+    const more = consumer.work?.(sliceStart + SLICE_MS) === true;
+    await writer.write(consumer.take());
+    if (!more) return sliceStart;
+  }
+}
+
 /** Options for {@link pumpLog}. */
 export interface PumpOptions {
   /** How long to wait at the end of the log for lines still being written, ms. @default 5000 */
@@ -184,8 +207,9 @@ export async function pumpLog(handle: FileHandle, consumer: LineConsumer, writer
   let sliceStart = performance.now();
   let waited = 0;
   const waitMs = options.waitMs ?? 5000;
-  // A chunk's lines stop when the snapshot is complete, or when the slice is used up.
-  const stop = (): boolean => done || performance.now() - sliceStart > SLICE_MS;
+  // A chunk's lines stop when the snapshot is complete, when the consumer is behind, or when the slice is used up.
+  const stop = (): boolean => done || consumer.behind === true || performance.now() - sliceStart > SLICE_MS;
+  consumer.work?.(sliceStart + SLICE_MS);
   while (!done) {
     const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, offset);
     if (bytesRead === 0) {
@@ -201,10 +225,7 @@ export async function pumpLog(handle: FileHandle, consumer: LineConsumer, writer
     while (rest.length > 0 && !done) {
       rest = rest.subarray(splitter.push(rest, stop));
       await writer.write(consumer.take());
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await nextTurn();
-        sliceStart = performance.now();
-      }
+      if (performance.now() - sliceStart > SLICE_MS || consumer.behind === true) sliceStart = await catchUp(consumer, writer);
     }
   }
   const tooLong = done ? 0 : splitter.end().tooLong;

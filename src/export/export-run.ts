@@ -8,10 +8,14 @@
  * @module
  */
 import type { CallFormat } from './run-streamer.js';
-import { ExportAborted, openLog, pumpLog, SinkWriter, type ExportSink, type LineConsumer } from './export-pump.js';
+import { catchUp, ExportAborted, openLog, pumpLog, SinkWriter, type ExportSink, type LineConsumer } from './export-pump.js';
 import { harFormat } from './har-stream.js';
 import { eventsOfLine } from './read-run-log.js';
 import { HOLD_BYTES, RunStreamer } from './run-streamer.js';
+import { warmRequire } from './warm-require.js';
+
+/** The CommonJS packages the OTLP export loads (otlp-json.ts, otel-spans.ts). */
+const OTEL_PACKAGES = ['@opentelemetry/api', '@opentelemetry/core', '@opentelemetry/resources', '@opentelemetry/otlp-transformer'];
 
 /** The export formats. */
 export const EXPORT_FORMATS = ['jsonl', 'har', 'otlp-json'] as const;
@@ -93,11 +97,13 @@ export async function exportRun(file: string, runId: string, format: ExportForma
   const writer = new SinkWriter(sink);
   const live = options.live === true;
   try {
-    const consumer = format === 'jsonl' ? new JsonlCopy(runId, options.untilSeq) : new RunStreamer(runId, await callFormat(format, options.version), { live, untilSeq: options.untilSeq, askedAt: options.askedAt });
+    const consumer: LineConsumer & { finish(): { lastSeq: number } | undefined } = format === 'jsonl' ? new JsonlCopy(runId, options.untilSeq) : new RunStreamer(runId, await callFormat(format, options.version), { live, untilSeq: options.untilSeq, askedAt: options.askedAt });
     await pumpLog(handle, consumer, writer, options.waitMs === undefined ? {} : { waitMs: options.waitMs });
     const finished = consumer.finish();
     if (finished === undefined) return { problem: 'not-found', reason: 'the log holds no event of this run', started: writer.started };
     await writer.write(consumer.take());
+    // The calls left and the end, a slice at a time.
+    if (consumer.behind === true) await catchUp(consumer, writer);
     writer.begin();
     return { contentType: CONTENT_TYPES[format], fileName: exportFileName(runId, format), bytes: writer.written, lastSeq: finished.lastSeq, live };
   } catch (error) {
@@ -116,6 +122,8 @@ export function exportContentType(format: ExportFormat): string {
 /** The writer of a format other than JSONL; OTLP's loads OpenTelemetry, which is on no other path. */
 async function callFormat(format: Exclude<ExportFormat, 'jsonl'>, version: string): Promise<CallFormat> {
   if (format === 'har') return harFormat(version);
+  // OpenTelemetry's files loaded a slice at a time first: imported at once, they held the event loop for 160-500 ms.
+  await warmRequire(OTEL_PACKAGES, import.meta.url);
   const { otlpFormat } = await import('./otlp-json.js');
   return otlpFormat(version);
 }

@@ -14,6 +14,25 @@ import type { RunEvent } from '../protocol/ingest.js';
 import { validateEvent } from '../protocol/validate-event.js';
 import { RunState } from '../protocol/run-state.js';
 import { readLines } from './log-lines.js';
+import { RawJson } from '../json/raw-json.js';
+import { jsonValueEnd } from '../json/strict-json.js';
+
+/** Lines at least this long have their large inputs and outputs kept as text, when asked ({@link ReadRunLogOptions.rawValues}). */
+const RAW_LINE_BYTES = 1024;
+/** An input or output whose JSON text is at least this long is large. */
+const RAW_VALUE_CHARS = 512;
+
+/** Options for {@link readRunLog}. */
+export interface ReadRunLogOptions {
+  /**
+   * Keep the calls' large inputs and outputs as their JSON text outside the
+   * JavaScript heap (`RawJson`, as the server's ingest keeps them), not as
+   * parsed objects: what a server that keeps its runs in memory wants (the
+   * garbage collector then has few objects to walk, none of them large).
+   * @default false (parsed, for readers that look into them)
+   */
+  rawValues?: boolean;
+}
 
 /** A run log after {@link readRunLog}. */
 export type RunLogRead =
@@ -54,7 +73,8 @@ export function eventsOfLine(line: Buffer, runId: string): RunEvent[] | undefine
  * stopped: like the server's load, it is made live again and then
  * abandoned, so it shows as ended in `error` at its last event.
  */
-export function readRunLog(file: string, runId: string): RunLogRead {
+export function readRunLog(file: string, runId: string, options: ReadRunLogOptions = {}): RunLogRead {
+  const raw = options.rawValues === true;
   let fd: number;
   try {
     // Non-blocking: opening a FIFO would otherwise wait for a writer.
@@ -77,6 +97,7 @@ export function readRunLog(file: string, runId: string): RunLogRead {
         return;
       }
       for (const event of events) {
+        if (raw && events.length === 1 && line.length >= RAW_LINE_BYTES) keepLargeValuesRaw(event, line);
         state ??= new RunState(runId, event.t);
         state.apply(event);
         endedLast = event.type === 'run.finished';
@@ -94,6 +115,64 @@ export function readRunLog(file: string, runId: string): RunLogRead {
   } finally {
     closeSync(fd);
   }
+}
+
+const TYPE_KEY = Buffer.from('"type"');
+const INPUT_KEY = Buffer.from('"input"');
+const OUTPUT_KEY = Buffer.from('"output"');
+
+/**
+ * An event's input and output, when large, as their JSON text
+ * ({@link ReadRunLogOptions.rawValues}): the bytes of its log line (which
+ * `JSON.parse` read them from), copied. Only for a line that is the event
+ * itself (its `type` is the event's, not a group's); a value written
+ * another way than the scan expects stays parsed.
+ */
+function keepLargeValuesRaw(event: RunEvent, line: Buffer): void {
+  const ranges = topLevelRanges(line);
+  if (ranges === undefined || ranges.type === undefined || line.toString('utf8', ranges.type[0], ranges.type[1]) !== JSON.stringify(event.type)) return;
+  const values = event as { input?: unknown; output?: unknown };
+  for (const [key, range] of [['input', ranges.input], ['output', ranges.output]] as const) {
+    if (range === undefined || range[1] - range[0] < RAW_VALUE_CHARS || typeof values[key] !== 'object' || values[key] === null) continue;
+    const bytes = Buffer.from(line.subarray(range[0], range[1]));
+    values[key] = new RawJson(bytes, 0, bytes.length);
+  }
+}
+
+type Range = [number, number];
+
+/** Where a line's top-level `type`, `input` and `output` values are (the last of each, as `JSON.parse` keeps); undefined for a line that is not one object. */
+function topLevelRanges(line: Buffer): { type?: Range; input?: Range; output?: Range } | undefined {
+  const end = line.length;
+  const found: { type?: Range; input?: Range; output?: Range } = {};
+  let k = skipSpace(line, 0);
+  if (line[k] !== 0x7b) return undefined;
+  k = skipSpace(line, k + 1);
+  if (line[k] === 0x7d) return found;
+  for (;;) {
+    const keyStart = k;
+    const keyEnd = line[k] === 0x22 ? jsonValueEnd(line, k, end) : -1;
+    if (keyEnd === -1) return undefined;
+    k = skipSpace(line, keyEnd);
+    if (line[k] !== 0x3a) return undefined;
+    const valueStart = skipSpace(line, k + 1);
+    const valueEnd = jsonValueEnd(line, valueStart, end);
+    if (valueEnd === -1) return undefined;
+    const key = line.subarray(keyStart, keyEnd);
+    if (key.equals(TYPE_KEY)) found.type = [valueStart, valueEnd];
+    else if (key.equals(INPUT_KEY)) found.input = [valueStart, valueEnd];
+    else if (key.equals(OUTPUT_KEY)) found.output = [valueStart, valueEnd];
+    k = skipSpace(line, valueEnd);
+    if (line[k] === 0x7d) return found;
+    if (line[k] !== 0x2c) return undefined;
+    k = skipSpace(line, k + 1);
+  }
+}
+
+function skipSpace(line: Buffer, at: number): number {
+  let k = at;
+  while (k < line.length && (line[k] === 0x20 || line[k] === 0x0a || line[k] === 0x0d || line[k] === 0x09)) k++;
+  return k;
 }
 
 function errorText(error: unknown): string {

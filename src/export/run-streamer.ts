@@ -18,6 +18,13 @@
  * header (the server's name, from `initialize`) is the run's, and a small
  * run comes out exactly as a whole export made it.
  *
+ * Writing calls is work done in the pump's slices too ({@link RunStreamer.work}):
+ * the calls that can be written are formatted until the slice is used up,
+ * and the rest wait for the next slice (the pump reads no further line
+ * while some wait). Written all at once, the calls held back at the start
+ * (or those left at the end of a live run) held the event loop for
+ * hundreds of ms.
+ *
  * @module
  */
 import type { RunEvent } from '../protocol/ingest.js';
@@ -49,8 +56,8 @@ export interface SnapshotEnd {
 export interface CallFormat {
   /** Text before the first call (the run as known when it is written). */
   head(run: TraceRun): string;
-  /** One call's text ('' for none); `first`: no call was written before it. */
-  call(run: TraceRun, facts: RunFacts, instance: Instance, now: number, first: boolean): string;
+  /** One call's text ('' or no piece for none), whole or in pieces; `first`: no call was written before it. */
+  call(run: TraceRun, facts: RunFacts, instance: Instance, now: number, first: boolean): string | readonly string[];
   /** Text after the last call, with the run as it ended (or as it is now, live). */
   tail(run: TraceRun, facts: RunFacts, end: SnapshotEnd, now: number, wroteAny: boolean): string;
 }
@@ -98,6 +105,15 @@ export class RunStreamer implements LineConsumer {
   #complete = false;
   /** The time taken as "now" for what is still open: when asked, or the end of a run that ended. */
   #now: number;
+  /** Formatting stops once `performance.now()` passes this; what is left waits for {@link RunStreamer.work}. */
+  #until = Number.POSITIVE_INFINITY;
+  /** Calls that could be written were left for the next slice. */
+  #behind = false;
+  /** A call was written since the slice began (each slice writes one at least, however late it began). */
+  #wroteInSlice = false;
+  /** The log is read ({@link RunStreamer.finish}): the tail is written once every call is. */
+  #end: { view: TraceRun; end: SnapshotEnd } | undefined;
+  #tailWritten = false;
 
   constructor(runId: string, format: CallFormat, options: RunStreamerOptions) {
     this.#replay = new LogReplay(runId);
@@ -145,19 +161,53 @@ export class RunStreamer implements LineConsumer {
   }
 
   /**
-   * The log is read: write every call left (in start order) and the end.
-   * Undefined when the log held no event of the run.
+   * Format what can be written until `performance.now()` passes `until`
+   * (and set that as the end of the slice for the lines that follow); true
+   * while some is left for the next slice.
+   */
+  work(until: number): boolean {
+    this.#until = until;
+    this.#behind = false;
+    this.#wroteInSlice = false;
+    if (this.#end === undefined) this.#drain(false);
+    else this.#finishing();
+    return this.#behind;
+  }
+
+  /** Calls that can be written wait for the next slice: read no further line. */
+  get behind(): boolean {
+    return this.#behind;
+  }
+
+  /**
+   * The log is read: write every call left (in start order) and the end,
+   * as much as the slice allows ({@link RunStreamer.work} goes on while
+   * {@link RunStreamer.behind}). Undefined when the log held no event of
+   * the run.
    */
   finish(): { lastSeq: number } | undefined {
     const state = this.#replay.finish(this.#options.live);
     if (state === undefined || this.#view === undefined) return undefined;
-    const now = state.summary.endedAt === null ? this.#askedAt : state.lastT;
-    this.#now = now;
-    this.#drain(true);
-    if (!this.#headWritten) this.#out.push(this.#format.head(this.#view));
+    this.#now = state.summary.endedAt === null ? this.#askedAt : state.lastT;
     const view = this.#logsDropped === 0 ? this.#view : { ...this.#view, logCount: state.logs.length + this.#logsDropped };
-    this.#out.push(this.#format.tail(view, this.#replay.facts, { live: this.#options.live, askedAt: this.#askedAt, lastSeq: state.lastSeq }, now, this.#wroteAny));
+    this.#end = { view, end: { live: this.#options.live, askedAt: this.#askedAt, lastSeq: state.lastSeq } };
+    this.#behind = false;
+    this.#finishing();
     return { lastSeq: state.lastSeq };
+  }
+
+  /** Write the calls left, then (once they all are) the head if none was, and the tail. */
+  #finishing(): void {
+    const ending = this.#end;
+    if (ending === undefined || this.#tailWritten) return;
+    this.#drain(true);
+    if (this.#behind) return;
+    if (!this.#headWritten) {
+      this.#out.push(this.#format.head(this.#view as TraceRun));
+      this.#headWritten = true;
+    }
+    this.#out.push(this.#format.tail(ending.view, this.#replay.facts, ending.end, this.#now, this.#wroteAny));
+    this.#tailWritten = true;
   }
 
   /** An event is about to be applied: note the call it touches, and whether the call is new. */
@@ -202,6 +252,7 @@ export class RunStreamer implements LineConsumer {
     while (this.#head < queue.length) {
       const waiting = queue[this.#head];
       if (waiting !== undefined && !all && !this.#settled(waiting)) break;
+      if (waiting !== undefined && this.#late()) return;
       if (waiting !== undefined) this.#write(waiting);
       this.#head++;
     }
@@ -209,6 +260,7 @@ export class RunStreamer implements LineConsumer {
       for (let i = this.#head; i < queue.length; i++) {
         const waiting = queue[i];
         if (waiting === undefined || !this.#settled(waiting)) continue;
+        if (this.#late()) return;
         this.#write(waiting);
         queue[i] = undefined;
       }
@@ -219,16 +271,25 @@ export class RunStreamer implements LineConsumer {
     }
   }
 
+  /** The slice is used up: what is left to write waits for the next ({@link RunStreamer.work}). */
+  #late(): boolean {
+    if (!this.#wroteInSlice || performance.now() <= this.#until) return false;
+    this.#behind = true;
+    return true;
+  }
+
   #write(waiting: Waiting): void {
     const view = this.#view as TraceRun;
     const { instance } = waiting;
+    this.#wroteInSlice = true;
     if (!this.#headWritten) {
       this.#out.push(this.#format.head(view));
       this.#headWritten = true;
     }
     const text = this.#format.call(view, this.#replay.facts, instance, this.#now, !this.#wroteAny);
-    if (text !== '') {
-      this.#out.push(text);
+    if (typeof text === 'string' ? text !== '' : text.length > 0) {
+      if (typeof text === 'string') this.#out.push(text);
+      else this.#out.push(...text);
       this.#wroteAny = true;
     }
     this.#waiting.delete(instance.instanceId);

@@ -49,7 +49,8 @@ export function runIdOfLogName(name: string): string | undefined {
  * cannot be read.
  */
 export function readLogToAppend(file: string, runId: string, warn: (line: string) => void): Extract<RunLogRead, { ok: true }> | undefined {
-  const read = readRunLog(file, runId);
+  // Large values kept as text: the server keeps every run in memory (see ReadRunLogOptions).
+  const read = readRunLog(file, runId, { rawValues: true });
   if (!read.ok) {
     warn(`skipped ${file}: ${read.reason}`);
     return undefined;
