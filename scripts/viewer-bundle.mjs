@@ -29,8 +29,7 @@ export async function build() {
   });
   copyFileSync(root('src/viewer/index.html'), root('dist/viewer/index.html'));
   // One stylesheet for the page, kept in files by job: the frame and panes, the run's views, what the debugger changed, Send again.
-  writeFileSync(root('dist/viewer/assets/viewer.css'), ['src/viewer/viewer.css', 'src/viewer/views.css', 'src/viewer/changes.css', 'src/viewer/send-again.css'].map((file) => readFileSync(root(file), 'utf8')).join('
-'));
+  writeFileSync(root('dist/viewer/assets/viewer.css'), ['src/viewer/viewer.css', 'src/viewer/views.css', 'src/viewer/changes.css', 'src/viewer/send-again.css'].map((file) => readFileSync(root(file), 'utf8')).join('\n'));
   copyFileSync(root('src/viewer/favicon.svg'), root('dist/viewer/assets/favicon.svg'));
   const kb = (path) => (statSync(root(path)).size / 1024).toFixed(1);
   console.log(`build-viewer: dist/viewer/assets/viewer.js ${kb('dist/viewer/assets/viewer.js')} KiB, viewer.css ${kb('dist/viewer/assets/viewer.css')} KiB`);
