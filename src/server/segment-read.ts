@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunEvent } from '../protocol/ingest.js';
 import { validateEvent } from '../protocol/validate-event.js';
@@ -180,4 +181,39 @@ export function readSegmentedRunLines(runsDir: string, runId: string): Buffer | 
   const found = readSegmentedRuns(runsDir, () => false).runs.get(runId);
   if (found === undefined) return undefined;
   return readRunLines(join(runsDir, SEGMENTS_FOLDER, segmentFileName(found.segment)), runId, found.start, found.end);
+}
+
+/** What tells one state of the segments folder from the next (its files, their sizes and times); '' when there is none. */
+export function segmentsVersion(runsDir: string): string {
+  const dir = join(runsDir, SEGMENTS_FOLDER);
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return '';
+  }
+  return names
+    .map((name) => {
+      try {
+        const stats = statSync(join(dir, name));
+        return `${name}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+      } catch {
+        return name;
+      }
+    })
+    .join('|');
+}
+
+/**
+ * Run `runId`'s lines from the segments of `runsDir` copied to a file of
+ * their own in a temporary folder (an export reads a file), with the way
+ * to remove it; undefined when no segment keeps the run.
+ */
+export function segmentedRunCopy(runsDir: string, runId: string): { file: string; remove(): void } | undefined {
+  const lines = readSegmentedRunLines(runsDir, runId);
+  if (lines === undefined) return undefined;
+  const folder = mkdtempSync(join(tmpdir(), 'graphmind-run-'));
+  const file = join(folder, `${runId}.jsonl`);
+  writeFileSync(file, lines, { mode: 0o600 });
+  return { file, remove: () => rmSync(folder, { recursive: true, force: true }) };
 }
