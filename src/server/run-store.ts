@@ -295,15 +295,15 @@ export class RunStore {
     if (kind !== undefined) this.#kindCounts.set(kind, (this.#kindCounts.get(kind) ?? 1) - 1);
   }
 
-  /** Remove a run (already out of the order) from memory and disk. */
-  #forget(runId: string, stayDeleted: boolean): void {
+  /** Remove a run (already out of the order) from memory and disk; `trimmed` by retention. */
+  #forget(runId: string, stayDeleted: boolean, trimmed = false): void {
     this.#runs.delete(runId);
     if (stayDeleted) {
       this.#deleted.add(runId);
       if (this.#deleted.size > MAX_DELETED) this.#deleted.delete(this.#deleted.values().next().value as string);
     }
     // In a segment: marked dropped there (the segment goes once it keeps no run).
-    if (this.#segments.drop(runId)) return;
+    if (this.#segments.drop(runId, trimmed)) return;
     const file = this.#file(runId);
     const closed = this.#logs.close(runId);
     // A run of that id made later gets a log of its own, even if this one could not be written.
@@ -378,7 +378,7 @@ export class RunStore {
       this.#order.removeAll(oldest);
       for (const state of oldest) {
         this.#uncount(state);
-        this.#forget(state.summary.runId, false);
+        this.#forget(state.summary.runId, false, true);
         this.#onRetentionDelete?.(state.summary.runId);
       }
       deleted += oldest.length;

@@ -16,12 +16,9 @@ import { join } from 'node:path';
 import type { BatchText } from './batch-text.js';
 import { endLastLine } from './end-line.js';
 import { SegmentIndex, type SegmentRun } from './segment-index.js';
-import { readRunLines } from './segment-read.js';
-import { droppedFileName, firstSegment, nextLineGoes, segmentDeletable, segmentFileName, segmentFull, SEGMENTS_FOLDER } from './segment-rules.js';
-import { listSegments } from './segment-read.js';
-
-/** `.dropped` files kept open at once (retention drops from the oldest segment: one is the usual case). */
-const MAX_OPEN_DROPPED = 8;
+import { listSegments, readRunLines } from './segment-read.js';
+import { DroppedFiles } from './segment-dropped.js';
+import { firstSegment, nextLineGoes, segmentDeletable, segmentFileName, segmentFull, SEGMENTS_FOLDER } from './segment-rules.js';
 
 /** Options for {@link SegmentLogs}. */
 export interface SegmentLogsOptions {
@@ -47,6 +44,8 @@ export class SegmentLogs {
   /** The segment being written; older ones are only read, and deleted once they keep no run. */
   #current: number;
   #fd: number | undefined;
+  /** The current segment's file name, once made. */
+  #currentFile: string | undefined;
   /** Bytes of the current segment on disk. */
   #size = 0;
   #pieces: Buffer[] = [];
@@ -57,9 +56,8 @@ export class SegmentLogs {
   /** Runs with lines this turn: their span ends where this turn's write does. */
   #touched: SegmentRun[] = [];
   #turn = 0;
-  /** Runs dropped this turn, by segment. */
-  readonly #dropped = new Map<number, string[]>();
-  readonly #droppedFds = new Map<number, number>();
+  /** The runs dropped, waiting for their `.dropped` files. */
+  readonly #dropped: DroppedFiles;
   /** Segments that may keep no run any more. */
   readonly #check = new Set<number>();
   #flushScheduled = false;
@@ -69,6 +67,7 @@ export class SegmentLogs {
     this.#options = options;
     this.#runsDir = options.dir;
     this.folder = join(options.dir, SEGMENTS_FOLDER);
+    this.#dropped = new DroppedFiles(this.folder, () => this.flush());
     this.#write = options.write ?? ((fd, buffer, offset, length) => writeSync(fd, buffer, offset, length));
     // After every segment an earlier start left: those are only read (and deleted when they keep nothing).
     this.#current = firstSegment(listSegments(this.folder));
@@ -128,17 +127,25 @@ export class SegmentLogs {
     return true;
   }
 
-  /** The run leaves its segment (deleted, or trimmed): said in the segment's `.dropped` file. False if it was in none. */
-  drop(runId: string): boolean {
+  /**
+   * The run leaves its segment: said in the segment's `.dropped` file, at
+   * the end of this turn, or within a second when retention `trimmed` it
+   * (see `DroppedFiles`). False if it was in no segment.
+   */
+  drop(runId: string, trimmed = false): boolean {
     const run = this.index.remove(runId);
     if (run === undefined) return false;
-    this.#dropLater(run.segment, runId);
+    this.#dropped.add(run.segment, runId, trimmed);
+    // The segment may keep nothing now: looked at with the next flush.
+    this.#check.add(run.segment);
+    if (!trimmed) this.#flushSoon();
     return true;
   }
 
   /** Runs of an old segment that another copy replaced (loaded already): dropped there, so that the next start agrees. */
   dropStale(n: number, runIds: Iterable<string>): void {
-    for (const runId of runIds) this.#dropLater(n, runId);
+    for (const runId of runIds) this.#dropped.add(n, runId, false);
+    this.#flushSoon();
   }
 
   /**
@@ -157,7 +164,7 @@ export class SegmentLogs {
   flush(): void {
     this.#endRange();
     if (this.#pieces.length > 0) this.#writePieces();
-    if (this.#dropped.size > 0) this.#writeDropped();
+    if (this.#dropped.pending) this.#dropped.write((n) => segmentDeletable(this.index.kept(n), n, this.#current), this.#options.onWarning);
     if (this.#check.size > 0) this.#deleteEmpty();
   }
 
@@ -170,10 +177,10 @@ export class SegmentLogs {
 
   /** Write what is pending and close the files (on shutdown). */
   close(): void {
+    this.#dropped.takeTrimmed();
     this.flush();
     this.#closeCurrent();
-    for (const fd of this.#droppedFds.values()) closeQuietly(fd);
-    this.#droppedFds.clear();
+    this.#dropped.closeAll();
   }
 
   /** Where the run's next line goes: the segment (touched this turn), its own log (moved now if need be), or nowhere. */
@@ -188,14 +195,18 @@ export class SegmentLogs {
       run.turn = this.#turn;
       this.#touched.push(run);
     }
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      queueMicrotask(() => {
-        this.#flushScheduled = false;
-        this.flush();
-      });
-    }
+    this.#flushSoon();
     return run;
+  }
+
+  /** Flush at the end of this turn. */
+  #flushSoon(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    queueMicrotask(() => {
+      this.#flushScheduled = false;
+      this.flush();
+    });
   }
 
   /** Move a run to a log of its own with its lines so far (written whole, then renamed into place); false if that failed. */
@@ -233,7 +244,7 @@ export class SegmentLogs {
     this.#touched = [];
     this.#turn++;
     const bytes = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
-    const file = this.file(this.#current);
+    const file = (this.#currentFile ??= this.file(this.#current));
     let written = 0;
     try {
       const fd = this.#open(file);
@@ -268,6 +279,7 @@ export class SegmentLogs {
     this.#closeCurrent();
     this.#check.add(this.#current);
     this.#current++;
+    this.#currentFile = undefined;
     this.#size = 0;
   }
 
@@ -276,52 +288,11 @@ export class SegmentLogs {
     this.#fd = undefined;
   }
 
-  #dropLater(n: number, runId: string): void {
-    let ids = this.#dropped.get(n);
-    if (ids === undefined) this.#dropped.set(n, (ids = []));
-    ids.push(runId);
-    this.#check.add(n);
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      queueMicrotask(() => {
-        this.#flushScheduled = false;
-        this.flush();
-      });
-    }
-  }
-
-  #writeDropped(): void {
-    for (const [n, runIds] of this.#dropped) {
-      // A segment about to be deleted needs no record of what it dropped.
-      if (segmentDeletable(this.index.kept(n), n, this.#current)) continue;
-      const file = join(this.folder, droppedFileName(n));
-      try {
-        let fd = this.#droppedFds.get(n);
-        if (fd === undefined) {
-          if (this.#droppedFds.size >= MAX_OPEN_DROPPED) this.#closeDropped(this.#droppedFds.keys().next().value as number);
-          fd = openSync(file, 'a', 0o600);
-          this.#droppedFds.set(n, fd);
-        }
-        writeSync(fd, `${runIds.join('\n')}\n`);
-      } catch (error) {
-        this.#options.onWarning(`could not write ${file} (${error instanceof Error ? error.message : String(error)}): ${runIds.length} deleted run(s) may come back at the next start`);
-      }
-    }
-    this.#dropped.clear();
-  }
-
-  #closeDropped(n: number): void {
-    const fd = this.#droppedFds.get(n);
-    if (fd !== undefined) closeQuietly(fd);
-    this.#droppedFds.delete(n);
-  }
-
   #deleteEmpty(): void {
     for (const n of this.#check) {
       if (!segmentDeletable(this.index.kept(n), n, this.#current)) continue;
-      this.#closeDropped(n);
+      this.#dropped.remove(n);
       unlinkQuietly(this.file(n));
-      unlinkQuietly(join(this.folder, droppedFileName(n)));
       this.index.forget(n);
     }
     this.#check.clear();
