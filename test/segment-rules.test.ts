@@ -4,6 +4,7 @@
 // and a RunStore with segments on, in process: runs recorded, dropped by
 // retention and by a delete, read again by the next start, moved to a log
 // of their own (an export, a reclaim), a torn last line, a full disk.
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -235,4 +236,17 @@ t.test('RunStore: a segment on a full disk stops its runs\' recording, said once
   t.equal(store.get('run_after')?.summary.recordingStopped, undefined, 'a later run records');
   await store.close();
   t.ok(readFileSync(join(dir, 'segments', segmentFileName(2)), 'utf8').includes('run_after'));
+});
+
+t.test('RunStore: a segment that cannot be read is said, and never deleted', { skip: process.platform === 'win32' ? 'POSIX files' : false }, async (t) => {
+  const dir = tempDir(t);
+  mkdirSync(join(dir, 'segments'));
+  const fifo = join(dir, 'segments', segmentFileName(1));
+  execFileSync('mkfifo', [fifo]);
+  const warnings: string[] = [];
+  const store = storeIn(t, dir, 1000, warnings);
+  t.same(store.load(), { runs: 0, skippedLines: 0 }, 'the start does not wait for it');
+  t.equal(warnings.length, 1, 'one line');
+  t.match(warnings[0], /skipped .*00000001\.seg: cannot read it/);
+  t.ok(existsSync(fifo), 'left where it is');
 });

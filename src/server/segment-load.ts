@@ -40,6 +40,7 @@ export function loadSegment(logs: SegmentLogs, n: number, target: SegmentLoadTar
     target.warn(`skipped ${file}: cannot read it (${error instanceof Error ? error.message : String(error)})`);
     return { runIds: [], skippedLines: 0 };
   }
+  logs.readWhole(n);
   for (const [runId, run] of read.runs) {
     logs.adopt(runId, n, run.start, run.end);
     target.add(run.state);

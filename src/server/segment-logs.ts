@@ -62,6 +62,8 @@ export class SegmentLogs {
   readonly #check = new Set<number>();
   #flushScheduled = false;
   #folderMade = false;
+  /** Segments the load read whole (see {@link SegmentLogs.sweep}). */
+  readonly #readWhole = new Set<number>();
 
   constructor(options: SegmentLogsOptions) {
     this.#options = options;
@@ -168,10 +170,16 @@ export class SegmentLogs {
     if (this.#check.size > 0) this.#deleteEmpty();
   }
 
+  /** Segment `n` was read whole by the load (one that could not be read is never deleted). */
+  readWhole(n: number): void {
+    this.#readWhole.add(n);
+  }
+
   /** Every segment of the load is read: those that keep no run go. */
   sweep(): void {
     for (const [n] of this.index.segments()) this.#check.add(n);
-    for (const n of listSegments(this.folder)) if (n < this.#current) this.#check.add(n);
+    for (const n of this.#readWhole) this.#check.add(n);
+    this.#readWhole.clear();
     this.flush();
   }
 
