@@ -20,6 +20,7 @@
 // one): health is given from the spawn to the bind, and from the bind on.
 //
 //   node bench/start.mjs [runs…]   (default 10000 100000; BENCH_QUICK=1: 1000 10000)
+//   node bench/start.mjs cpu       (only serve's CPU per adapter run)
 //
 // bench/run.mjs runs it with BENCH_ONLY=start (and in the full bench).
 import { execFileSync, spawn } from 'node:child_process';
@@ -80,9 +81,15 @@ function procStatus(pid, names) {
 
 /** A process's user + system CPU so far, µs (/proc/<pid>/stat). */
 function cpuUs(pid) {
+  const { user, system } = cpuParts(pid);
+  return user + system;
+}
+
+/** A process's user and system CPU so far, apart, µs. */
+function cpuParts(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   const hz = Number(execFileSync('getconf', ['CLK_TCK']).toString());
-  return ((Number(fields[11]) + Number(fields[12])) / hz) * 1e6;
+  return { user: (Number(fields[11]) / hz) * 1e6, system: (Number(fields[12]) / hz) * 1e6 };
 }
 
 /** GET `path` (node:http: fetch's first call costs its own start-up, which is not the server's). */
@@ -176,10 +183,13 @@ export async function measureCpuPerRun(calls) {
     // Warm: past --max-runs already, the JIT settled.
     run(2000);
     await settle(serve.child.pid);
-    const before = cpuUs(serve.child.pid);
+    const before = cpuParts(serve.child.pid);
     run(calls);
     await settle(serve.child.pid);
-    return { calls, cpuUsPerRun: (cpuUs(serve.child.pid) - before) / calls };
+    const after = cpuParts(serve.child.pid);
+    const userUs = (after.user - before.user) / calls;
+    const systemUs = (after.system - before.system) / calls;
+    return { calls, cpuUsPerRun: userUs + systemUs, userUs, systemUs };
   } finally {
     await serve.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -199,7 +209,9 @@ async function settle(pid) {
 
 async function main() {
   const quick = process.env.BENCH_QUICK === '1';
-  const counts = process.argv.length > 2 ? process.argv.slice(2).map(Number) : quick ? [1000, 10000] : [10000, 100000];
+  // `node bench/start.mjs cpu`: only serve's CPU per adapter run.
+  const cpuOnly = process.argv[2] === 'cpu';
+  const counts = cpuOnly ? [] : process.argv.length > 2 ? process.argv.slice(2).map(Number) : quick ? [1000, 10000] : [10000, 100000];
   for (const count of counts) {
     const r = await measureStart(count);
     process.stdout.write(
@@ -209,7 +221,9 @@ async function main() {
     );
   }
   const cpu = await measureCpuPerRun(quick ? 2000 : 10000);
-  process.stdout.write(`serve's CPU per adapter run (one call, past --max-runs 200): ${cpu.cpuUsPerRun.toFixed(0)} µs over ${cpu.calls.toLocaleString('en-US')} runs\n`);
+  process.stdout.write(
+    `serve's CPU per adapter run (one call, past --max-runs 200): ${cpu.cpuUsPerRun.toFixed(0)} µs (user ${cpu.userUs.toFixed(0)}, system ${cpu.systemUs.toFixed(0)}) over ${cpu.calls.toLocaleString('en-US')} runs\n`,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

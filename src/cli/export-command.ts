@@ -1,4 +1,4 @@
-import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, rmSync, type WriteStream } from 'node:fs';
 import { Transform, Writable, type TransformCallback } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { join } from 'node:path';
@@ -107,7 +107,10 @@ export async function runExportCommand(parsed: ExportFlags, version: string): Pr
     if (error.impostor) process.stderr.write(`graphmind export: ${error.message}; reading ${dataDir} instead\n`);
     const { exportRun } = await import('../export/export-run.js');
     const log = join(dataDir, 'runs', `${runId}.jsonl`);
-    const exported = await exportRun(log, runId, format, { stream: counted }, { version });
+    // The adapter's runs are kept in segments (server/segment-rules.ts): one of those is copied to a file first.
+    const { segmentedRunCopy } = await import('../server/segment-read.js');
+    const copy = existsSync(log) ? undefined : segmentedRunCopy(join(dataDir, 'runs'), runId);
+    const exported = await exportRun(copy?.file ?? log, runId, format, { stream: counted }, { version }).finally(() => copy?.remove());
     if ('problem' in exported) {
       return fail(exported.problem === 'not-found' ? `no run ${runId} in ${dataDir} (${error.message}, so the data directory was read)` : `cannot read ${log}: ${exported.reason}`);
     }

@@ -33,7 +33,13 @@ export async function findRunLog(runId: string, port: number, dataDir: string): 
     // A debugger of another token answers: its runs are not the data directory's.
     if (error.reason === 'other-token') return { ok: false, line: error.message };
     const file = join(dataDir, 'runs', `${runId}.jsonl`);
-    if (!existsSync(file)) return { ok: false, line: `no run ${runId} in ${dataDir} (${error.message}, so the data directory was read)` };
+    if (!existsSync(file)) {
+      // The adapter's runs are kept in segments (server/segment-rules.ts).
+      const { readSegmentedRunLines } = await import('../server/segment-read.js');
+      const lines = readSegmentedRunLines(join(dataDir, 'runs'), runId);
+      if (lines !== undefined) return { ok: true, body: lines, from: dataDir };
+      return { ok: false, line: `no run ${runId} in ${dataDir} (${error.message}, so the data directory was read)` };
+    }
     return { ok: true, file, from: dataDir };
   }
 }

@@ -10,12 +10,14 @@
  *
  * @module
  */
-import { closeSync, constants, fstatSync, openSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { RUN_ID_PATTERN, type Run, type RunSummary } from '../protocol/run-model.js';
 import { readRunLog } from '../export/read-run-log.js';
 import { summaryFromEnds } from './log-ends.js';
 import type { RunList, RunRead, RunSource } from './source.js';
+import type { RunState } from '../protocol/run-state.js';
+import { readSegmentedRuns, segmentsVersion } from '../server/segment-read.js';
 
 /** Options for {@link DataDirRuns}. */
 export interface DataDirRunsOptions {
@@ -42,6 +44,8 @@ export class DataDirRuns implements RunSource {
   /** Whole runs, least recently read first. */
   readonly #runs = new Map<string, { version: string; run: Run }>();
   readonly #warned = new Set<string>();
+  /** The runs kept in segments (the adapter's, see server/segment-rules.ts), read again when the segments change. */
+  #segmented: { version: string; runs: Map<string, RunState> } = { version: '', runs: new Map() };
 
   constructor(options: DataDirRunsOptions) {
     this.#dir = join(options.dataDir, 'runs');
@@ -67,6 +71,7 @@ export class DataDirRuns implements RunSource {
       const summary = this.#summary(runId);
       if (summary !== undefined) found.push(summary);
     }
+    for (const [runId, state] of this.#segmentRuns()) if (!seen.has(runId)) found.push(summaryOf(state.summary));
     for (const runId of this.#summaries.keys()) if (!seen.has(runId)) this.#summaries.delete(runId);
     // As the server orders the runs it loads: listing order, reversed, then by start time, newest first (a stable sort).
     found.reverse().sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
@@ -77,7 +82,8 @@ export class DataDirRuns implements RunSource {
     if (!RUN_ID_PATTERN.test(runId)) return { from: 'data-dir', run: undefined };
     const file = this.#file(runId);
     const version = versionOf(file);
-    if (version === undefined) return { from: 'data-dir', run: undefined };
+    // No log of its own: it may be in a segment.
+    if (version === undefined) return { from: 'data-dir', run: this.#segmentRuns().get(runId)?.toRun() };
     const kept = this.#runs.get(runId);
     if (kept !== undefined && kept.version === version) {
       this.#runs.delete(runId);
@@ -133,13 +139,23 @@ export class DataDirRuns implements RunSource {
     return run === undefined || summary === undefined ? undefined : { run, summary, version: opened };
   }
 
+  /** The runs in segments, as they are now. */
+  #segmentRuns(): Map<string, RunState> {
+    const version = segmentsVersion(this.#dir);
+    if (version === this.#segmented.version) return this.#segmented.runs;
+    const runs = new Map<string, RunState>();
+    if (version !== '') for (const [runId, run] of readSegmentedRuns(this.#dir, (id) => existsSync(this.#file(id))).runs) runs.set(runId, run.state);
+    this.#segmented = { version, runs };
+    return runs;
+  }
+
   #file(runId: string): string {
     return join(this.#dir, `${runId}.jsonl`);
   }
 }
 
 /** The summary fields of a run, copied. */
-function summaryOf(run: Run): RunSummary {
+function summaryOf(run: RunSummary): RunSummary {
   return { runId: run.runId, name: run.name, source: run.source, status: run.status, startedAt: run.startedAt, endedAt: run.endedAt };
 }
 

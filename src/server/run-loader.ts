@@ -15,11 +15,11 @@ import { join } from 'node:path';
 import { RUN_ID_PATTERN } from '../protocol/run-model.js';
 import { readRunLog, type RunLogRead } from '../export/read-run-log.js';
 
-/** How far a load has got: logs read (or found unreadable) out of the logs found. */
+/** How far a load has got, in runs: those read (or found unreadable) out of those found. */
 export interface LoadProgress {
-  /** Logs read so far, those that could not be read included. */
+  /** Runs read so far (logs of their own, those that could not be read included, and runs of the segments read). */
   loaded: number;
-  /** Logs found in the directory (0 while it is still being listed). */
+  /** Runs found: logs of their own in the directory (0 while it is still being listed), and runs of the segments read so far. */
   total: number;
 }
 
@@ -33,6 +33,15 @@ export interface RunLoaderOptions {
   onSlice?: (runIds: readonly string[], progress: LoadProgress) => void;
   /** Work per slice before the event loop gets a turn, ms. @default 10 */
   sliceMs?: number;
+  /**
+   * The segments to load (see segment-rules.ts), oldest first, and how to
+   * load one (told which runs have a log of their own: those are skipped).
+   * They are loaded first, a segment a slice. @default none
+   */
+  segments?: {
+    list(): number[];
+    load(segment: number, hasOwnLog: (runId: string) => boolean): { runIds: string[]; skippedLines: number };
+  };
 }
 
 /** The run id of a log's file name, or undefined for a file that is not a run's log. */
@@ -73,6 +82,12 @@ export class RunLoader {
   /** Logs loaded out of turn before the listing was done: the listing skips them. */
   readonly #claimed = new Set<string>();
   #total = 0;
+  /** Run ids with a log of their own, as listed (a segment's lines of such a run are not the run's). */
+  readonly #own = new Set<string>();
+  /** Segments not loaded yet, oldest first. */
+  #segments: number[] = [];
+  /** Runs the segments loaded so far held. */
+  #segmentRuns = 0;
   #done = false;
   #stopped = false;
   /** Unreadable lines met so far. */
@@ -90,7 +105,7 @@ export class RunLoader {
   /** How far the load has got. */
   get progress(): LoadProgress {
     const waiting = this.#waiting?.size ?? 0;
-    return { loaded: this.#total - waiting, total: this.#total };
+    return { loaded: this.#total - waiting + this.#segmentRuns, total: this.#total + this.#segmentRuns };
   }
 
   /**
@@ -104,11 +119,19 @@ export class RunLoader {
       const runId = runIdOfLogName(name);
       if (runId === undefined) continue;
       this.#total++;
+      this.#own.add(runId);
       if (!this.#claimed.has(runId)) waiting.add(runId);
     }
     this.#claimed.clear();
+    this.#segments = this.#options.segments?.list() ?? [];
     this.#waiting = waiting;
     const sliceMs = this.#options.sliceMs ?? 10;
+    // The segments first, a segment a slice: a run asked for by id before they are read makes them read at once.
+    while (this.#segments.length > 0 && !this.#stopped) {
+      const runIds = this.#loadSegment(this.#segments.shift() as number);
+      this.#options.onSlice?.(runIds, this.progress);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     while (waiting.size > 0 && !this.#stopped) {
       const until = performance.now() + sliceMs;
       const slice: string[] = [];
@@ -140,6 +163,8 @@ export class RunLoader {
     if (this.#done) return false;
     const waiting = this.#waiting;
     if (waiting !== undefined) {
+      // Not a log of its own: it may be in a segment not read yet. Those are read now (the runs go out with the next slice).
+      if (!this.#own.has(runId)) return this.#claimSegments();
       if (!waiting.delete(runId)) return false;
     } else {
       if (this.#claimed.has(runId) || !existsSync(this.#file(runId))) return false;
@@ -147,6 +172,23 @@ export class RunLoader {
     }
     this.#loadNow(runId);
     return true;
+  }
+
+  /** Read every segment not read yet, now; true if there was one. */
+  #claimSegments(): boolean {
+    if (this.#segments.length === 0) return false;
+    const segments = this.#segments;
+    this.#segments = [];
+    for (const segment of segments) this.#loadSegment(segment);
+    return true;
+  }
+
+  #loadSegment(segment: number): string[] {
+    const loaded = this.#options.segments?.load(segment, (runId) => this.#own.has(runId));
+    if (loaded === undefined) return [];
+    this.#segmentRuns += loaded.runIds.length;
+    this.skippedLines += loaded.skippedLines;
+    return loaded.runIds;
   }
 
   #loadNow(runId: string): void {

@@ -9,37 +9,16 @@ import { diskErrorLine } from './disk-error.js';
 import { RunState } from '../protocol/run-state.js';
 import { readLogToAppend, RunLoader, runIdOfLogName, type LoadProgress } from './run-loader.js';
 import { RETENTION_KINDS, RunOrder, retentionKind, type RetentionKind } from './run-order.js';
+import { SegmentLogs } from './segment-logs.js';
+import type { RunStoreOptions } from './run-store-options.js';
+import { loadSegment, type SegmentLoadTarget } from './segment-load.js';
+import { listSegments } from './segment-read.js';
+import { startsInSegment } from './segment-rules.js';
+
+export type { RunStoreOptions } from './run-store-options.js';
 
 /** Ids of deleted runs remembered, so that a live reporter's later events cannot bring one back. */
 const MAX_DELETED = 10_000;
-
-/** Options for {@link RunStore}. */
-export interface RunStoreOptions {
-  /** Where the logs live: `<dataDir>/runs`. */
-  dir: string;
-  /**
-   * Runs kept of each retention kind (the adapter's runs; sessions): past
-   * it the kind's oldest finished runs are deleted; a running one never is
-   * (its reporter is live), so live runs may exceed it until they finish.
-   * @default 200
-   */
-  maxRuns?: number;
-  /** Told of every run that retention deletes (a delete asked for through {@link RunStore.delete} is the caller's to announce). */
-  onRetentionDelete?: (runId: string) => void;
-  /** Told once per pass of retention that deleted runs: how many it deleted (after each run's {@link onRetentionDelete}). */
-  onRetention?: (deleted: number) => void;
-  /**
-   * Log files open at once. Past it the log written least recently is
-   * closed, and reopened to append when it is next written. @default 64
-   */
-  maxOpenLogs?: number;
-  /**
-   * Told, in one line, of a log that cannot be loaded (not a regular file,
-   * unreadable) or written (once per run: its log stops there).
-   * @default writes `graphmind: <line>` on stderr
-   */
-  onWarning?: (line: string) => void;
-}
 
 /**
  * The recorded runs: one append-only JSONL log of events per run on disk,
@@ -67,6 +46,9 @@ export class RunStore {
   #loader: RunLoader | undefined;
   readonly #logs: PendingLogs;
   readonly #files: LogFiles;
+  /** The runs kept in segments (see {@link RunStoreOptions.segments}). */
+  readonly #segments: SegmentLogs;
+  readonly #segmentsOn: boolean;
   readonly #warn: (line: string) => void;
   /** Runs deleted on request in this server's life (the last {@link MAX_DELETED}), oldest first: they stay deleted. */
   readonly #deleted = new Set<string>();
@@ -91,6 +73,8 @@ export class RunStore {
     });
     this.#logs = new PendingLogs(this.#files, (runId) => this.#file(runId));
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    this.#segmentsOn = options.segments === true;
+    this.#segments = new SegmentLogs({ dir: this.dir, onStopped: (runIds, file, error) => this.#segmentStopped(runIds, file, error), onWarning: this.#warn });
   }
 
   /**
@@ -101,10 +85,15 @@ export class RunStore {
    */
   load(): { runs: number; skippedLines: number } {
     let skippedLines = 0;
+    const own = new Map<string, string>();
     for (const name of readdirSync(this.dir)) {
       const runId = runIdOfLogName(name);
-      if (runId !== undefined) skippedLines += this.#loadLog(runId, join(this.dir, name));
+      if (runId !== undefined) own.set(runId, name);
     }
+    const target = this.#segmentTarget((runId) => own.has(runId));
+    for (const n of listSegments(this.#segments.folder)) if (n < this.#segments.current) skippedLines += loadSegment(this.#segments, n, target).skippedLines;
+    for (const [runId, name] of own) skippedLines += this.#loadLog(runId, join(this.dir, name));
+    this.#segments.sweep();
     // --max-runs may be smaller than what an earlier start kept.
     this.#enforceRetention(undefined);
     return { runs: this.#runs.size, skippedLines };
@@ -112,15 +101,27 @@ export class RunStore {
 
   /** A run's log cannot be written any more: said once on stderr, and on the run's summary for the viewers. */
   #recordingStopped(file: string, error: Error): void {
-    const runId = basename(file, '.jsonl');
+    this.#segmentStopped([basename(file, '.jsonl')], file, error);
+  }
+
+  /** The logs of these runs (in one segment, or one run's own log) cannot be written any more: said once, and on each run's summary. */
+  #segmentStopped(runIds: readonly string[], file: string, error: Error): void {
     const reason = diskErrorLine(file, error);
-    this.#warn(`the log of run ${runId} stopped: ${reason}; the run goes on in memory, but after a restart it ends here`);
-    const state = this.#runs.get(runId);
-    if (state === undefined) return;
-    state.summary.recordingStopped = reason;
-    // A new revision: GET /api/runs/:runId must not serve the copy it cached before.
-    state.revision++;
-    this.onRecordingStopped?.(state);
+    const which = runIds.length === 1 ? `the log of run ${runIds[0]}` : `the logs of ${runIds.length} runs (${runIds.slice(0, 3).join(', ')}${runIds.length > 3 ? ', …' : ''})`;
+    this.#warn(`${which} stopped: ${reason}; ${runIds.length === 1 ? 'the run goes' : 'the runs go'} on in memory, but after a restart ${runIds.length === 1 ? 'it ends' : 'they end'} here`);
+    for (const runId of runIds) {
+      const state = this.#runs.get(runId);
+      if (state === undefined) continue;
+      state.summary.recordingStopped = reason;
+      // A new revision: GET /api/runs/:runId must not serve the copy it cached before.
+      state.revision++;
+      this.onRecordingStopped?.(state);
+    }
+  }
+
+  /** How a segment's runs join this store. */
+  #segmentTarget(hasOwnLog: (runId: string) => boolean): SegmentLoadTarget {
+    return { hasOwnLog, inMemory: (runId) => this.#runs.has(runId), add: (state) => this.#add(state), warn: this.#warn };
   }
 
   /**
@@ -136,6 +137,10 @@ export class RunStore {
     const loader = new RunLoader({
       dir: this.dir,
       loadOne: (runId, file) => this.#loadLog(runId, file),
+      segments: {
+        list: () => listSegments(this.#segments.folder).filter((n) => n < this.#segments.current),
+        load: (n, hasOwnLog) => loadSegment(this.#segments, n, this.#segmentTarget(hasOwnLog)),
+      },
       onSlice: onSlice && ((runIds, progress) => onSlice(runIds.flatMap((runId) => this.#runs.get(runId) ?? []), progress)),
     });
     this.#loader = loader;
@@ -145,7 +150,10 @@ export class RunStore {
     } finally {
       this.#loader = undefined;
     }
-    if (complete) this.#enforceRetention(undefined);
+    if (complete) {
+      this.#segments.sweep();
+      this.#enforceRetention(undefined);
+    }
     return { runs: this.#runs.size, skippedLines: loader.skippedLines };
   }
 
@@ -217,19 +225,30 @@ export class RunStore {
       // Applied first: its source says which retention kind it counts against.
       if (!state.apply(event)) return undefined;
       this.#add(state);
+      if (this.#segmentsOn && startsInSegment(retentionKind(state.summary.source))) this.#segments.start(event.runId);
       this.#enforceRetention(event.runId);
     } else if (event.type === 'run.started') {
       return state.apply(event) ? state : undefined;
     } else if (!state.apply(event)) {
       return undefined;
     }
-    if (batch === undefined) this.#logs.line(event.runId, JSON.stringify(event));
-    else this.#logs.batchLine(event.runId, batch, index);
+    this.#log(event, batch, index);
     if (event.type === 'run.finished') {
-      void this.#logs.close(event.runId);
+      if (!this.#segments.holds(event.runId)) void this.#logs.close(event.runId);
       this.#trimSoon();
     }
     return state;
+  }
+
+  /** Log the event: in its segment if the run is in one, in its own log if not. */
+  #log(event: RunEvent, batch: BatchText | undefined, index: number): void {
+    const segments = this.#segments;
+    if (batch === undefined) {
+      const line = JSON.stringify(event);
+      if (!segments.line(event.runId, line)) this.#logs.line(event.runId, line);
+    } else if (!segments.batchLine(event.runId, batch, index)) {
+      this.#logs.batchLine(event.runId, batch, index);
+    }
   }
 
   /** Mark a run as ended in error (its reporter vanished), in memory and on disk. */
@@ -238,8 +257,8 @@ export class RunStore {
     if (state === undefined || state.summary.status !== 'running') return undefined;
     const event: RunEvent = { type: 'run.finished', runId, seq: 0, t, status: 'error' };
     state.apply(event);
-    this.#logs.line(runId, JSON.stringify(event));
-    void this.#logs.close(runId);
+    this.#log(event, undefined, 0);
+    if (!this.#segments.holds(runId)) void this.#logs.close(runId);
     this.#trimSoon();
     return state;
   }
@@ -276,13 +295,15 @@ export class RunStore {
     if (kind !== undefined) this.#kindCounts.set(kind, (this.#kindCounts.get(kind) ?? 1) - 1);
   }
 
-  /** Remove a run (already out of the order) from memory and disk. */
-  #forget(runId: string, stayDeleted: boolean): void {
+  /** Remove a run (already out of the order) from memory and disk; `trimmed` by retention. */
+  #forget(runId: string, stayDeleted: boolean, trimmed = false): void {
     this.#runs.delete(runId);
     if (stayDeleted) {
       this.#deleted.add(runId);
       if (this.#deleted.size > MAX_DELETED) this.#deleted.delete(this.#deleted.values().next().value as string);
     }
+    // In a segment: marked dropped there (the segment goes once it keeps no run).
+    if (this.#segments.drop(runId, trimmed)) return;
     const file = this.#file(runId);
     const closed = this.#logs.close(runId);
     // A run of that id made later gets a log of its own, even if this one could not be written.
@@ -299,6 +320,7 @@ export class RunStore {
   close(): Promise<void> {
     // A load still under way stops: nothing it would read could be written or trimmed any more.
     this.#loader?.stop();
+    this.#segments.close();
     for (const runId of this.#logs.runIds()) void this.#logs.close(runId);
     // Logs of runs that finished earlier may still be writing: wait for them too.
     return this.#files.endAll();
@@ -306,7 +328,16 @@ export class RunStore {
 
   /** Write every pending line now. */
   flush(): void {
+    this.#segments.flush();
     this.#logs.flush();
+  }
+
+  /**
+   * The file of the run's log, for an export to read: a run in a segment
+   * gets a log of its own now, with its lines so far (and its later lines).
+   */
+  logFile(runId: string): string {
+    return this.#segments.ownLog(runId) ?? this.#file(runId);
   }
 
   #file(runId: string): string {
@@ -347,7 +378,7 @@ export class RunStore {
       this.#order.removeAll(oldest);
       for (const state of oldest) {
         this.#uncount(state);
-        this.#forget(state.summary.runId, false);
+        this.#forget(state.summary.runId, false, true);
         this.#onRetentionDelete?.(state.summary.runId);
       }
       deleted += oldest.length;

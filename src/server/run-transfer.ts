@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { join } from 'node:path';
 import type { RunTransfer } from './export-routes.js';
 import type { LiveFeed } from './live-feed.js';
 import type { ObservedRunStore } from './observed-store.js';
@@ -25,7 +24,8 @@ export function createRunTransfer(store: ObservedRunStore, feed: LiveFeed, versi
       const untilSeq = state.lastSeq;
       const { exportRun } = await import('../export/export-run.js');
       store.flush();
-      return exportRun(join(store.dir, `${runId}.jsonl`), runId, format, sink, { version, live, untilSeq, askedAt });
+      // A run in a segment gets a log of its own first (see RunStore.logFile).
+      return exportRun(store.logFile(runId), runId, format, sink, { version, live, untilSeq, askedAt });
     },
     async importRun(log) {
       if (store.has(log.runId)) return 'exists';

@@ -123,6 +123,8 @@ function openDataDir(dataDir: string, env: NodeJS.ProcessEnv, maxRuns: number | 
   const store = new ObservedRunStore({
     dir: join(dataDir, 'runs'),
     maxRuns,
+    // The adapter's runs go to shared segment files: a log file each cost more than the rest of a run.
+    segments: true,
     // A run that retention deletes is gone for the viewers too, and what retention deleted is said.
     onRetentionDelete: runGone,
     onRetention: (deleted) => notice.add(deleted),
