@@ -6,9 +6,10 @@
  * @module
  */
 import { isObject } from '../json/is-object.js';
+import { REDACTED } from '../export/redact.js';
 
 /** What a recorded value holds where `graphmind export --redact` removed it: it matches anything. */
-export const REDACTED = '[redacted]';
+export { REDACTED };
 
 /**
  * `value` as JSON text with every object's keys sorted; `_meta` keys are

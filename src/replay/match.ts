@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { isObject } from '../json/is-object.js';
+import { requestNameOf } from '../export/redact.js';
 import { AnswerQueue, type RepeatMode } from './answer-queue.js';
 import { canonicalJson, holdsRedacted } from './canonical.js';
 import { differencesOf, type Difference } from './differences.js';
@@ -59,10 +59,7 @@ export function requestKey(method: string, params: unknown, mode: MatchMode): st
 
 /** What a request names, for a message: a tool's or prompt's name, a resource's URI. */
 export function requestName(request: IncomingRequest): string | undefined {
-  const params = request.params;
-  if (!isObject(params)) return undefined;
-  const name = request.method === 'resources/read' || request.method.startsWith('resources/') ? params.uri : params.name;
-  return typeof name === 'string' ? name : undefined;
+  return requestNameOf(request.method, request.params);
 }
 
 /** The bucket a call is kept in until it is keyed: its method and what it names. */
