@@ -43,7 +43,7 @@ async function parseProxyFlagsWithYargs(ours: string[]): Promise<ProxyFlags> {
 }
 
 /** The flags of ours that may come more than once, and the short names of others. */
-const FLAG_SET = { aliases: { output: ['o'] }, repeatable: new Set(['otlp-header', 'ignore']) };
+const FLAG_SET = { aliases: { output: ['o'] }, repeatable: new Set(['otlp-header', 'ignore', 'redact']) };
 
 /** Refuse a flag given twice, naming it, before any parser turns it into an array or lets it pass. */
 function refuseRepeated(command: string | undefined): void {
