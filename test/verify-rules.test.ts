@@ -1,8 +1,8 @@
 // Verify's pure rules as playbooks: the hand-written JSONPath subset (parse, and what removing a
 // path leaves), --ignore scopes and rules files, the uuid and date-time normalisers, and the
-// verdict on two answers (src/replay/json-path.ts, verify-rules.ts, verdict.ts).
+// verdict on two answers (src/json/json-path.ts, replay/verify-rules.ts, verdict.ts).
 import t from 'tap';
-import { IGNORED, parseJsonPath, removeAt } from '../src/replay/json-path.js';
+import { IGNORED, parseJsonPath, removeAt } from '../src/json/json-path.js';
 import type { RecordedAnswer } from '../src/replay/recorded-run.js';
 import { verdictOf } from '../src/replay/verdict.js';
 import { NO_RULES, normaliseText, parseIgnore, parseRules } from '../src/replay/verify-rules.js';

@@ -6,11 +6,19 @@ import type { Argv } from 'yargs';
 import { defaultDataDir } from '../report/config.js';
 import { debuggerPort, PORT_FLAG_HELP, portFlagProblem } from './debugger-port.js';
 import { RUN_ID_PATTERN } from '../protocol/run-model.js';
+import { parseRedactions } from '../export/redact.js';
+
+/** The `--redact` values as a list (yargs makes a repeated flag an array). */
+function redactTexts(value: unknown): string[] {
+  return [value ?? []].flat().map(String);
+}
 
 /** Parsed `export` flags. */
 export interface ExportFlags {
   runId: string;
-  format: 'jsonl' | 'har' | 'otlp-json';
+  format: 'jsonl' | 'har' | 'otlp-json' | 'cassette';
+  /** `--redact`: one path, or several when repeated. */
+  redact?: string | string[];
   output?: string;
   /** Undefined when not given: GRAPHMIND_URL's port, else 4747 (see debugger-port.ts). */
   port?: number;
@@ -21,7 +29,9 @@ export interface ExportFlags {
 export function exportFlags(yargs: Argv): Argv<ExportFlags> {
   return yargs
     .positional('runId', { type: 'string', describe: 'The run (its id, as the viewer and GET /api/runs show it)' })
-    .option('format', { choices: ['jsonl', 'har', 'otlp-json'] as const, default: 'jsonl' as const, describe: 'What to write' })
+    .option('format', { choices: ['jsonl', 'har', 'otlp-json', 'cassette'] as const, default: 'jsonl' as const, describe: 'What to write (cassette: an mcp-recorder cassette)' })
+    // Not an array flag: one would take the run id that follows it as one more path.
+    .option('redact', { type: 'string', describe: 'Write "[redacted]" in place of the values this JSONPath selects in each message ($.params.arguments.apiKey), optionally scoped: "tools/call:login $.params…"; repeatable' })
     .option('output', { alias: 'o', type: 'string', describe: 'Write to this file (default: standard output)' })
     .option('port', { type: 'number', describe: PORT_FLAG_HELP })
     .option('data-dir', { type: 'string', describe: 'Where the token and the run logs are (default: GRAPHMIND_DATA_DIR or ~/.graphmind)' })
@@ -31,6 +41,8 @@ export function exportFlags(yargs: Argv): Argv<ExportFlags> {
       const portProblem = portFlagProblem(argv.port);
       if (portProblem !== undefined) throw new Error(portProblem);
       if (argv['data-dir'] !== undefined && argv['data-dir'] === '') throw new Error('--data-dir must not be empty');
+      const redacted = parseRedactions(redactTexts(argv.redact));
+      if (!redacted.ok) throw new Error(redacted.reason);
       return true;
     }) as unknown as Argv<ExportFlags>;
 }
@@ -82,6 +94,10 @@ export async function runExportCommand(parsed: ExportFlags, version: string): Pr
   const { LoopbackClient, DebuggerUnavailable, answerError } = await import('../client/loopback-client.js');
   const dataDir = flags['data-dir'] ?? defaultDataDir();
   const { runId, format } = flags;
+  const redactions = redactTexts(flags.redact);
+  const parsedRedactions = parseRedactions(redactions);
+  const redact = parsedRedactions.ok ? parsedRedactions.paths : [];
+  const query = [`format=${format}`, ...redactions.map((path) => `redact=${encodeURIComponent(path)}`)].join('&');
   const file = flags.output === undefined ? undefined : new LazyFile(flags.output);
   const fail = (line: string): never => {
     file?.remove();
@@ -95,7 +111,7 @@ export async function runExportCommand(parsed: ExportFlags, version: string): Pr
   let from: string;
   try {
     const client = new LoopbackClient({ port: flags.port, dataDir, timeoutMs: 120_000 });
-    const answer = await client.request({ method: 'GET', path: `/api/runs/${runId}/export?format=${format}`, sink: counted });
+    const answer = await client.request({ method: 'GET', path: `/api/runs/${runId}/export?${query}`, sink: counted });
     if (answer.status === 404) fail(`no run ${runId} in the debugger on 127.0.0.1:${flags.port} (graphmind serve with --data-dir ${dataDir})`);
     if (answer.status !== 200) fail(`the debugger on 127.0.0.1:${flags.port} could not export run ${runId}: ${answerError(answer)}`);
     from = `the debugger on 127.0.0.1:${flags.port}`;
@@ -110,7 +126,7 @@ export async function runExportCommand(parsed: ExportFlags, version: string): Pr
     // The adapter's runs are kept in segments (server/segment-rules.ts): one of those is copied to a file first.
     const { segmentedRunCopy } = await import('../server/segment-read.js');
     const copy = existsSync(log) ? undefined : segmentedRunCopy(join(dataDir, 'runs'), runId);
-    const exported = await exportRun(copy?.file ?? log, runId, format, { stream: counted }, { version }).finally(() => copy?.remove());
+    const exported = await exportRun(copy?.file ?? log, runId, format, { stream: counted }, { version, redact }).finally(() => copy?.remove());
     if ('problem' in exported) {
       return fail(exported.problem === 'not-found' ? `no run ${runId} in ${dataDir} (${error.message}, so the data directory was read)` : `cannot read ${log}: ${exported.reason}`);
     }
@@ -119,7 +135,8 @@ export async function runExportCommand(parsed: ExportFlags, version: string): Pr
   counted.end();
   await finished(file ?? counted);
   if (flags.output === undefined) return;
-  process.stderr.write(`graphmind export: wrote run ${runId} as ${format} to ${flags.output} (${counted.bytes} bytes, from ${from})\n`);
+  const redacted = redactions.length === 0 ? '' : `, ${redactions.length === 1 ? 'one path' : `${redactions.length} paths`} redacted`;
+  process.stderr.write(`graphmind export: wrote run ${runId} as ${format} to ${flags.output} (${counted.bytes} bytes, from ${from}${redacted})\n`);
 }
 
 /** Passes bytes on, counting them. */

@@ -43,7 +43,7 @@ async function parseProxyFlagsWithYargs(ours: string[]): Promise<ProxyFlags> {
 }
 
 /** The flags of ours that may come more than once, and the short names of others. */
-const FLAG_SET = { aliases: { output: ['o'] }, repeatable: new Set(['otlp-header', 'ignore']) };
+const FLAG_SET = { aliases: { output: ['o'] }, repeatable: new Set(['otlp-header', 'ignore', 'redact']) };
 
 /** Refuse a flag given twice, naming it, before any parser turns it into an array or lets it pass. */
 function refuseRepeated(command: string | undefined): void {
@@ -141,7 +141,7 @@ async function main(): Promise<void> {
     const parser = yargs(importing?.importArguments(argv.slice(1)) ?? argv.slice(1)).scriptName(`graphmind ${name}`);
     const commanded =
       exporting !== undefined
-        ? parser.command('$0 <runId>', 'Write a recorded run as its JSONL log (what graphmind import loads), a HAR file, or an OTLP/JSON trace', exporting.exportFlags)
+        ? parser.command('$0 <runId>', 'Write a recorded run as its JSONL log (what graphmind import loads), a HAR file, an OTLP/JSON trace or an mcp-recorder cassette', exporting.exportFlags)
         : parser.command('$0 <file>', 'Load a run log (graphmind export --format jsonl) into the viewer', (importing as typeof import('./import-command.js')).importFlags);
     const flags = await commanded
       .version(version)
@@ -161,7 +161,7 @@ async function main(): Promise<void> {
     .command('mcp-proxy', 'Relay an MCP server over stdio and report it to the debugger (graphmind mcp-proxy -- <command>)')
     .command('http-proxy', 'Relay a Streamable HTTP MCP server and report it to the debugger (graphmind http-proxy --upstream <url>)')
     .command('mcp', 'Serve the recorded runs to an assistant as an MCP server over stdio (graphmind mcp --help)')
-    .command('export', 'Write a recorded run to a file: JSONL, HAR or OTLP/JSON (graphmind export --help)')
+    .command('export', 'Write a recorded run to a file: JSONL, HAR, OTLP/JSON or an mcp-recorder cassette (graphmind export --help)')
     .command('import', 'Load a run log someone sent you into the viewer (graphmind import --help)')
     .command('replay', 'Serve a recorded run as a mock MCP server, without the real one (graphmind replay --help)')
     .command('verify', 'Play a recorded run against a new version of the server and show what answers differently (graphmind verify --help)')

@@ -41,6 +41,11 @@ export function replayFlags(yargs: Argv): Argv<ReplayFlags> {
 
 export { isRunPath } from './run-log-source.js';
 
+/** The line of a run that lacks values. */
+function missingLine(what: string, missing: readonly string[]): string {
+  return `cannot replay ${what}: the recording lacks ${missing.join('; ')} (recorded with GRAPHMIND_HIDE_* or too large); record it again without them`;
+}
+
 /**
  * `graphmind replay`: the recorded server without the server, on stdio
  * (stdout is the wire) or over Streamable HTTP. Exits 2 with one line when
@@ -51,16 +56,31 @@ export async function runReplayCommand(flags: ReplayFlags): Promise<void> {
     process.stderr.write(`graphmind replay: ${line}\n`);
     process.exit(EXIT_USAGE);
   };
-  const { loadRunArgument } = await import('./run-log-source.js');
+  const options = { match: flags.match, repeat: flags.repeat, onMiss: flags['on-miss'], asSentByServer: flags['as-sent-by-server'] };
+  const { loadRunArgument, isRunPath } = await import('./run-log-source.js');
+  if (flags.http === undefined && isRunPath(flags.run)) {
+    // A run log file on stdio answers while it is still read (a large run is ready at once).
+    const { startLoadRun } = await import('../replay/load-run.js');
+    const started = startLoadRun(flags.run);
+    if (!started.ok) return fail(`cannot replay ${flags.run}: ${started.reason}`);
+    const reading = 'reading' in started ? started.reading : { run: started.run, readRest: (told: (complete: boolean) => void) => told(true) };
+    if (reading.run.missing.length > 0) return fail(missingLine(flags.run, reading.run.missing));
+    const { replayOverStdio } = await import('../replay/stdio-replay.js');
+    const told = reading.readRest;
+    reading.readRest = (slice) =>
+      told((complete) => {
+        slice(complete);
+        if (complete) process.stderr.write(`graphmind replay: replaying ${flags.run} (${reading.run.calls.filter((call) => !call.notification).length} recorded requests) on stdio\n`);
+      });
+    await replayOverStdio(reading.run, options, process.stdin, process.stdout, reading);
+    process.exit(0);
+  }
   const loaded = await loadRunArgument(flags.run, debuggerPort('graphmind replay', flags.port), flags['data-dir'] ?? defaultDataDir(), 'replay');
   if (!loaded.ok) return fail(loaded.line);
   const what = loaded.what;
   const run = loaded.run;
-  if (run.missing.length > 0) {
-    return fail(`cannot replay ${what}: the recording lacks ${run.missing.join('; ')} (recorded with GRAPHMIND_HIDE_* or too large); record it again without them`);
-  }
+  if (run.missing.length > 0) return fail(missingLine(what, run.missing));
   const requests = run.calls.filter((call) => !call.notification).length;
-  const options = { match: flags.match, repeat: flags.repeat, onMiss: flags['on-miss'], asSentByServer: flags['as-sent-by-server'] };
   if (flags.http === undefined) {
     const { replayOverStdio } = await import('../replay/stdio-replay.js');
     process.stderr.write(`graphmind replay: replaying ${what} (${requests} recorded requests) on stdio\n`);

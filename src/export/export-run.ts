@@ -1,8 +1,10 @@
 /**
- * One run exported from its log file, in one of three formats: `jsonl`,
+ * One run exported from its log file, in one of four formats: `jsonl`,
  * the log itself (what `graphmind import` loads back), `har` (HAR 1.2,
- * see har.ts) and `otlp-json` (an OTLP/JSON trace request, see
- * trace-model.ts). The server's `GET /api/runs/:runId/export` and
+ * see har.ts), `otlp-json` (an OTLP/JSON trace request, see
+ * trace-model.ts) and `cassette` (an mcp-recorder cassette, see
+ * cassette-writer.ts); with `redact`, the values its paths select are
+ * written as `[redacted]` in any of them (redact.ts). The server's `GET /api/runs/:runId/export` and
  * `graphmind export` reading a data directory both come here.
  *
  * @module
@@ -16,9 +18,11 @@ import { warmRequire } from './warm-require.js';
 
 /** The CommonJS packages the OTLP export loads (otlp-json.ts, otel-spans.ts). */
 const OTEL_PACKAGES = ['@opentelemetry/api', '@opentelemetry/core', '@opentelemetry/resources', '@opentelemetry/otlp-transformer'];
+import type { ScopedPath } from '../json/json-path.js';
+import { RedactedLines } from './redact-lines.js';
 
 /** The export formats. */
-export const EXPORT_FORMATS = ['jsonl', 'har', 'otlp-json'] as const;
+export const EXPORT_FORMATS = ['jsonl', 'har', 'otlp-json', 'cassette'] as const;
 /** One of {@link EXPORT_FORMATS}. */
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
@@ -52,11 +56,12 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
   jsonl: 'application/x-ndjson',
   har: 'application/json',
   'otlp-json': 'application/json',
+  cassette: 'application/json',
 };
 
-const EXTENSIONS: Record<ExportFormat, string> = { jsonl: 'jsonl', har: 'har', 'otlp-json': 'otlp.json' };
+const EXTENSIONS: Record<ExportFormat, string> = { jsonl: 'jsonl', har: 'har', 'otlp-json': 'otlp.json', cassette: 'cassette.json' };
 
-/** The file name an export is saved under: `<runId>.jsonl`, `<runId>.har`, `<runId>.otlp.json`. */
+/** The file name an export is saved under: `<runId>.jsonl`, `<runId>.har`, `<runId>.otlp.json`, `<runId>.cassette.json`. */
 export function exportFileName(runId: string, format: ExportFormat): string {
   return `${runId}.${EXTENSIONS[format]}`;
 }
@@ -81,6 +86,8 @@ export interface ExportOptions {
   askedAt?: number;
   /** How long to wait for lines still being written up to `untilSeq`, ms. @default 5000 */
   waitMs?: number;
+  /** Values to write as `[redacted]` (`--redact`, see redact.ts). @default none */
+  redact?: readonly ScopedPath[];
 }
 
 /**
@@ -98,7 +105,8 @@ export async function exportRun(file: string, runId: string, format: ExportForma
   const live = options.live === true;
   try {
     const consumer: LineConsumer & { finish(): { lastSeq: number } | undefined } = format === 'jsonl' ? new JsonlCopy(runId, options.untilSeq) : new RunStreamer(runId, await callFormat(format, options.version), { live, untilSeq: options.untilSeq, askedAt: options.askedAt });
-    await pumpLog(handle, consumer, writer, options.waitMs === undefined ? {} : { waitMs: options.waitMs });
+    const reader = options.redact === undefined || options.redact.length === 0 ? consumer : new RedactedLines(runId, options.redact, consumer);
+    await pumpLog(handle, reader, writer, options.waitMs === undefined ? {} : { waitMs: options.waitMs });
     const finished = consumer.finish();
     if (finished === undefined) return { problem: 'not-found', reason: 'the log holds no event of this run', started: writer.started };
     await writer.write(consumer.take());
@@ -122,6 +130,10 @@ export function exportContentType(format: ExportFormat): string {
 /** The writer of a format other than JSONL; OTLP's loads OpenTelemetry, which is on no other path. */
 async function callFormat(format: Exclude<ExportFormat, 'jsonl'>, version: string): Promise<CallFormat> {
   if (format === 'har') return harFormat(version);
+  if (format === 'cassette') {
+    const { cassetteFormat } = await import('./cassette-writer.js');
+    return cassetteFormat();
+  }
   // OpenTelemetry's files loaded a slice at a time first: imported at once, they held the event loop for 160-500 ms.
   await warmRequire(OTEL_PACKAGES, import.meta.url);
   const { otlpFormat } = await import('./otlp-json.js');

@@ -72,7 +72,7 @@ function bytes(text: string): number {
 }
 
 /** The answer a call's record stands for, as JSON-RPC. */
-function answerOf(instance: Instance, id: string | number | undefined): Record<string, unknown> {
+export function answerOf(instance: Instance, id: string | number | undefined): Record<string, unknown> {
   const answer: Record<string, unknown> = { jsonrpc: '2.0' };
   if (id !== undefined) answer.id = id;
   if (instance.error !== undefined && typeof instance.error.code === 'number') {
@@ -91,7 +91,7 @@ function answerOf(instance: Instance, id: string | number | undefined): Record<s
 }
 
 /** The request id as the record knows it: from a held frame, as it was (a number stays a number). */
-function idValue(text: string | undefined): string | number | undefined {
+export function idValue(text: string | undefined): string | number | undefined {
   if (text === undefined) return undefined;
   return /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text) ? Number(text) : text;
 }

@@ -19,7 +19,7 @@ import type { RecordedAnswer, RecordedCall, RecordedRun, ServerMessage } from '.
 const NOT_CALLS = new Set(['mcp:session', 'mcp:protocol', 'mcp:stdout-noise']);
 
 /** The key a value too large to record holds instead (see the relay's `recorded`). */
-const NOT_RECORDED_KEY = '[graphmind]';
+export const NOT_RECORDED_KEY = '[graphmind]';
 
 /** A call or a server message being built. */
 interface Building {
@@ -97,6 +97,13 @@ export class CallsOfEvents {
       default:
         return;
     }
+  }
+
+  /** How many calls from the first have been answered (or need no answer): the calls before the oldest still open. */
+  get settled(): number {
+    let oldest = this.calls.length;
+    for (const call of this.#open) if (call.index < oldest) oldest = call.index;
+    return oldest;
   }
 
   /** The run read so far. */

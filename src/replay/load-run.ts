@@ -9,9 +9,11 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { readLines } from '../export/log-lines.js';
 import { eventsOfLine } from '../export/read-run-log.js';
+import { setImmediate as nextTurn } from 'node:timers';
+import { HIDDEN } from '../report/hide.js';
 import { isCassette, runOfCassette } from './cassette.js';
-import { CallsOfEvents } from './calls-of-events.js';
-import type { RecordedRun } from './recorded-run.js';
+import { CallsOfEvents, NOT_RECORDED_KEY } from './calls-of-events.js';
+import type { RecordedCall, RecordedRun, RunReading } from './recorded-run.js';
 
 /** A file read as a recorded run, or why it could not be. */
 export type LoadedRun = { ok: true; run: RecordedRun; skippedLines: number } | { ok: false; reason: string };
@@ -99,6 +101,71 @@ export function loadRun(file: string, label?: string): LoadedRun {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Largest log read a slice at a time (it is held whole in memory meanwhile); a larger one is read whole first. */
+const SLICED_MAX_BYTES = 64 * 1024 * 1024;
+/** Longest stretch of reading between two turns of the event loop, ms. */
+const SLICE_MS = 8;
+
+/**
+ * Start reading the run log `file`, for a replay that answers while the
+ * rest is read: the first slice is read now, the rest by
+ * {@link RunReading.readRest}. A log that names a value the recording
+ * lacks (hidden, too large: its marker is in the bytes), a large one, or a
+ * file that is not a run log is read whole first, as {@link loadRun} reads
+ * it (a replay must refuse the first before it answers anything).
+ */
+export function startLoadRun(file: string, label?: string): { ok: true; reading: RunReading } | LoadedRun {
+  let bytes: Buffer;
+  try {
+    const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    try {
+      const stats = fstatSync(fd);
+      if (!stats.isFile() || stats.size > SLICED_MAX_BYTES) return loadRun(file, label);
+      bytes = readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return loadRun(file, label);
+  }
+  if (bytes.includes(JSON.stringify(HIDDEN)) || bytes.includes(JSON.stringify(NOT_RECORDED_KEY))) return loadRun(file, label);
+  const fold = new LogFold();
+  let at = 0;
+  /** Fold lines until `deadline` (ms, performance.now()); true when the bytes are all read. */
+  const slice = (deadline: number): boolean => {
+    let lines = 0;
+    while (at < bytes.length) {
+      let end = bytes.indexOf(0x0a, at);
+      if (end === -1) end = bytes.length;
+      fold.line(bytes.subarray(at, end));
+      at = end + 1;
+      if (++lines % 64 === 0 && performance.now() > deadline) return at >= bytes.length;
+    }
+    return true;
+  };
+  const done = slice(performance.now() + SLICE_MS);
+  if (done || fold.events === 0) {
+    const loaded = fold.done(label, file);
+    if (loaded?.ok === true) return { ok: true, reading: { run: loaded.run, readRest: (told) => told(true) } };
+    return loadRun(file, label);
+  }
+  // The run a replay answers from holds the calls read with their answers: one whose answer is further on waits for it.
+  const all = fold.calls.calls;
+  const run: RecordedRun = { label: label ?? fold.runId ?? file, calls: all.slice(0, fold.calls.settled), missing: [] };
+  const readRest = (told: (complete: boolean) => void): void => {
+    const step = (): void => {
+      const complete = slice(performance.now() + SLICE_MS);
+      const upTo = complete ? all.length : fold.calls.settled;
+      for (let i = run.calls.length; i < upTo; i++) run.calls.push(all[i] as RecordedCall);
+      if (complete) run.missing = fold.calls.run(run.label).missing;
+      told(complete);
+      if (!complete) nextTurn(step);
+    };
+    nextTurn(step);
+  };
+  return { ok: true, reading: { run, readRest } };
 }
 
 function loadCassette(file: string, label: string | undefined): LoadedRun {

@@ -10,9 +10,9 @@
  *
  * @module
  */
-import { isObject } from '../json/is-object.js';
+import { requestNameOf } from '../export/redact.js';
 import { AnswerQueue, type RepeatMode } from './answer-queue.js';
-import { canonicalJson, holdsRedacted } from './canonical.js';
+import { canonicalJson, REDACTED } from './canonical.js';
 import { differencesOf, type Difference } from './differences.js';
 import type { RecordedCall } from './recorded-run.js';
 
@@ -21,6 +21,9 @@ export type MatchMode = 'params' | 'sequence' | 'strict';
 
 /** The match modes, as `--match` takes them. */
 export const MATCH_MODES: readonly MatchMode[] = ['params', 'sequence', 'strict'];
+
+/** A redacted value as it shows in a key: only a whole string token of JSON text can read so (a quote inside a string is escaped). */
+const REDACTED_TOKEN = JSON.stringify(REDACTED);
 
 /** Requests answered as recorded whatever their params. */
 const HANDSHAKES = new Set(['initialize', 'server/discover']);
@@ -59,10 +62,7 @@ export function requestKey(method: string, params: unknown, mode: MatchMode): st
 
 /** What a request names, for a message: a tool's or prompt's name, a resource's URI. */
 export function requestName(request: IncomingRequest): string | undefined {
-  const params = request.params;
-  if (!isObject(params)) return undefined;
-  const name = request.method === 'resources/read' || request.method.startsWith('resources/') ? params.uri : params.name;
-  return typeof name === 'string' ? name : undefined;
+  return requestNameOf(request.method, request.params);
 }
 
 /** The bucket a call is kept in until it is keyed: its method and what it names. */
@@ -91,12 +91,46 @@ export class CallMatcher {
   readonly #redacted = new Map<string, AnswerQueue<RecordedCall>[]>();
   readonly #handshakes = new Map<string, RecordedCall>();
   readonly #sequence: AnswerQueue<RecordedCall>;
+  /** The run's calls, which may still grow while it is read (see {@link CallMatcher.grow}). */
+  readonly #calls: readonly RecordedCall[];
+  #added = 0;
+  #complete = true;
 
-  constructor(calls: readonly RecordedCall[], options: MatchOptions = {}) {
+  /** `complete` false: `calls` is still being read, and grows (tell {@link CallMatcher.grow}). */
+  constructor(calls: readonly RecordedCall[], options: MatchOptions = {}, complete = true) {
     this.#mode = options.match ?? 'params';
     this.#repeat = options.repeat ?? 'error';
     this.#sequence = new AnswerQueue([], this.#repeat);
-    for (const call of calls) this.#add(call);
+    this.#calls = calls;
+    this.#complete = complete;
+    this.grow(complete);
+  }
+
+  /** Take the calls read since the last time; `complete`: the run is read whole. */
+  grow(complete: boolean): void {
+    const calls = this.#calls;
+    while (this.#added < calls.length) this.#add(calls[this.#added++] as RecordedCall);
+    this.#complete = complete;
+  }
+
+  /**
+   * {@link CallMatcher.match}, while the run may still grow: `wait` when no
+   * call read so far answers `request` and one read later might (nothing is
+   * used then). Once the run is read whole, the same as `match`.
+   */
+  tryMatch(request: IncomingRequest): MatchResult | 'wait' {
+    if (this.#complete) return this.match(request);
+    if (HANDSHAKES.has(request.method)) return this.#handshakes.has(request.method) ? this.match(request) : 'wait';
+    if (this.#mode === 'sequence') return this.#sequence.used < this.#sequence.size ? this.#next(request) : 'wait';
+    const key = requestKey(request.method, request.params, this.#mode);
+    let queue = this.#byKey.get(key);
+    if (queue === undefined || queue.used >= queue.size) {
+      this.#keyUntil(bucketOf(request.method, request.params), key);
+      queue = this.#byKey.get(key);
+    }
+    // Not read yet, used up so far, or one that only a redacted call answers (looked for once all are read).
+    if (queue === undefined || queue.used >= queue.size) return 'wait';
+    return this.#take(queue);
   }
 
   #add(call: RecordedCall): void {
@@ -132,7 +166,7 @@ export class CallMatcher {
       let list = this.#byMethod.get(call.method);
       if (list === undefined) this.#byMethod.set(call.method, (list = []));
       list.push(call);
-      if (holdsRedacted(call.params)) {
+      if (key.includes(REDACTED_TOKEN)) {
         let redacted = this.#redacted.get(call.method);
         if (redacted === undefined) this.#redacted.set(call.method, (redacted = []));
         redacted.push(queue);
@@ -162,13 +196,15 @@ export class CallMatcher {
       this.#keyAll();
       queue = this.#byKey.get(key) ?? this.#redactedQueue(request);
     }
-    if (queue !== undefined) {
-      const call = queue.take();
-      if (call !== undefined) return { call };
-      const plural = queue.size === 1 ? 'its recorded answer was' : `its ${queue.size} recorded answers were all`;
-      return { miss: { nearest: asRequest(queue.first as RecordedCall), differences: [], reason: `${plural} used (--repeat ${this.#repeat})` } };
-    }
-    return { miss: this.#nearest(request) };
+    return queue !== undefined ? this.#take(queue) : { miss: this.#nearest(request) };
+  }
+
+  /** The next answer of `queue`, or the miss of a queue used up. */
+  #take(queue: AnswerQueue<RecordedCall>): MatchResult {
+    const call = queue.take();
+    if (call !== undefined) return { call };
+    const plural = queue.size === 1 ? 'its recorded answer was' : `its ${queue.size} recorded answers were all`;
+    return { miss: { nearest: asRequest(queue.first as RecordedCall), differences: [], reason: `${plural} used (--repeat ${this.#repeat})` } };
   }
 
   /** `sequence`: the next recorded request, if it is this one. */

@@ -67,6 +67,14 @@ export interface RecordedRun {
   missing: string[];
 }
 
+/** A run log still being read: its run's `calls` grow a slice at a time (see load-run.ts). */
+export interface RunReading {
+  /** The run as read so far (its `calls` array grows in place). */
+  run: RecordedRun;
+  /** Read the rest a slice at a time between turns of the event loop, calling `slice` after each (`complete` after the last). */
+  readRest(slice: (complete: boolean) => void): void;
+}
+
 /** The answer a replay gives for `call`: what the host received, or (`asSentByServer`) what the server sent. */
 export function answerFor(call: RecordedCall, asSentByServer: boolean): RecordedAnswer | undefined {
   return asSentByServer ? call.sent : call.received;

@@ -73,9 +73,18 @@ export class ReplaySession {
   readonly #pending = new Set<JsonRpcId>();
   #serverIds = 0;
   #closed = false;
+  /**
+   * Requests that wait for the run to be read further (in arrival order:
+   * once one waits, those after it wait behind it, so that the same call
+   * asked twice is answered in recorded order).
+   */
+  #waiting: Array<{ id: JsonRpcId; method: string; params: unknown }> = [];
+  #waitingHead = 0;
+  #idle: (() => void) | undefined;
 
-  constructor(run: RecordedRun, options: ReplayOptions, wire: ReplayWire) {
-    this.#matcher = new CallMatcher(run.calls, { match: options.match, repeat: options.repeat });
+  /** `complete` false: `run.calls` is still being read and grows; tell {@link ReplaySession.grow}. */
+  constructor(run: RecordedRun, options: ReplayOptions, wire: ReplayWire, complete = true) {
+    this.#matcher = new CallMatcher(run.calls, { match: options.match, repeat: options.repeat }, complete);
     this.#wire = wire;
     this.#onMiss = options.onMiss ?? 'error';
     this.#asSent = options.asSentByServer === true;
@@ -98,26 +107,63 @@ export class ReplaySession {
     if (!isId(id)) return this.#error(null, -32600, 'graphmind replay: a request id must be a string or a number');
     if (this.#pending.has(id)) return this.#error(id, -32600, `graphmind replay: request id ${idText(id)} is already used by a request not answered yet`);
     if (method === 'ping') return this.#wire.send(`{"jsonrpc":"2.0","id":${idText(id)},"result":{}}`, id);
-    const found = this.#matcher.match({ method, params: message.params });
+    if (this.#waitingHead < this.#waiting.length || !this.#try(id, method, message.params)) {
+      this.#pending.add(id);
+      this.#waiting.push({ id, method, params: message.params });
+    }
+  }
+
+  /** More of the run was read (`complete`: all of it): answer the requests that waited for it, in order. */
+  grow(complete: boolean): void {
+    this.#matcher.grow(complete);
+    const waiting = this.#waiting;
+    while (this.#waitingHead < waiting.length && !this.#closed) {
+      const { id, method, params } = waiting[this.#waitingHead] as { id: JsonRpcId; method: string; params: unknown };
+      this.#pending.delete(id);
+      if (!this.#try(id, method, params)) {
+        this.#pending.add(id);
+        return;
+      }
+      waiting[this.#waitingHead++] = undefined as never;
+    }
+    this.#waiting = [];
+    this.#waitingHead = 0;
+    this.#idle?.();
+  }
+
+  /** Resolves once no request waits for more of the run (at once when none does). */
+  settled(): Promise<void> {
+    if (this.#waitingHead >= this.#waiting.length) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#idle = resolve;
+    });
+  }
+
+  /** Answer one request from what is read so far; false when it must wait for more. */
+  #try(id: JsonRpcId, method: string, params: unknown): boolean {
+    const found = this.#matcher.tryMatch({ method, params });
+    if (found === 'wait') return false;
     if (found.miss !== undefined) {
       if (this.#onMiss === 'hang') this.#pending.add(id);
-      else this.#answerError(id, missError(method, message.params, found.miss));
-      return;
+      else this.#answerError(id, missError(method, params, found.miss));
+      return true;
     }
     const call = found.call;
     const answer = answerFor(call, this.#asSent);
     if (call.inside.length === 0 && call.after.length === 0) {
       if (answer === undefined) this.#pending.add(id);
       else this.#answer(id, answer);
-      return;
+      return true;
     }
     this.#pending.add(id);
-    void this.#play(id, call, answer, message.params);
+    void this.#play(id, call, answer, params);
+    return true;
   }
 
   /** The client is gone: nothing more is sent, and what waits for it stops waiting. */
   close(): void {
     this.#closed = true;
+    this.#idle?.();
     for (const resume of this.#awaiting.values()) resume();
     this.#awaiting.clear();
   }

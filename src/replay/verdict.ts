@@ -10,7 +10,7 @@
  */
 import { isObject } from '../json/is-object.js';
 import { differencesOf, type Difference } from './differences.js';
-import { removeAt } from './json-path.js';
+import { removeAt } from '../json/json-path.js';
 import type { RecordedAnswer } from './recorded-run.js';
 import { normaliseValue, ruleApplies, type VerifyRules } from './verify-rules.js';
 

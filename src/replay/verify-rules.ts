@@ -9,18 +9,10 @@
  * @module
  */
 import { isObject } from '../json/is-object.js';
-import { parseJsonPath, type PathStep } from './json-path.js';
+import { parseScopedPath, scopeApplies, type ScopedPath } from '../json/json-path.js';
 
 /** One ignored path, for every call or for one method (and name). */
-export interface IgnoreRule {
-  /** As given. */
-  text: string;
-  /** The method it is scoped to; undefined: every call. */
-  method?: string;
-  /** The tool, prompt or resource it is scoped to; undefined: any. */
-  name?: string;
-  steps: PathStep[];
-}
+export type IgnoreRule = ScopedPath;
 
 /** A normaliser's name. */
 export type Normaliser = 'uuid' | 'date-time';
@@ -37,28 +29,14 @@ export interface VerifyRules {
 /** No ignores, no normalisers. */
 export const NO_RULES: VerifyRules = { ignore: [], normalise: [] };
 
-/** One `--ignore` value parsed, or why it cannot be. */
+/** One `--ignore` value parsed, or why it cannot be (the scoped paths `--redact` takes too). */
 export function parseIgnore(text: string): { ok: true; rule: IgnoreRule } | { ok: false; reason: string } {
-  const trimmed = text.trim();
-  const space = trimmed.search(/\s+\$/);
-  const scope = space === -1 ? undefined : trimmed.slice(0, space);
-  const pathText = space === -1 ? trimmed : trimmed.slice(space).trim();
-  const parsed = parseJsonPath(pathText);
-  if (!parsed.ok) return { ok: false, reason: parsed.reason };
-  const rule: IgnoreRule = { text, steps: parsed.steps };
-  if (scope !== undefined) {
-    // A method holds a "/" and never a ":"; what follows the first ":" is the name (a URI may hold more).
-    const colon = scope.indexOf(':');
-    rule.method = colon === -1 ? scope : scope.slice(0, colon);
-    if (colon !== -1) rule.name = scope.slice(colon + 1);
-    if (rule.method === '' || rule.name === '') return { ok: false, reason: `${JSON.stringify(text)}: the scope must be <method> or <method>:<name>` };
-  }
-  return { ok: true, rule };
+  return parseScopedPath(text);
 }
 
 /** Does `rule` apply to a call of `method` naming `name`? */
 export function ruleApplies(rule: IgnoreRule, method: string, name: string | undefined): boolean {
-  return (rule.method === undefined || rule.method === method) && (rule.name === undefined || rule.name === name);
+  return scopeApplies(rule, method, name);
 }
 
 /** A rules file's text parsed, with the `--ignore` values added, or why it cannot be. */

@@ -1,8 +1,9 @@
 /**
  * The control API's export and import routes:
  *
- * - `GET /api/runs/:runId/export?format=jsonl|har|otlp-json` answers the
- *   run as a file to save (`Content-Disposition: attachment`);
+ * - `GET /api/runs/:runId/export?format=jsonl|har|otlp-json|cassette[&redact=<path>…]`
+ *   answers the run as a file to save (`Content-Disposition: attachment`),
+ *   with the values each `redact` path selects written as `[redacted]`;
  * - `POST /api/runs/import[?newId=1]` takes a run log (the JSONL export)
  *   as its body and loads it as a run of this server.
  *
@@ -14,6 +15,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RunSummary } from '../protocol/run-model.js';
 import { exportContentType, exportFileName, isExportFormat, type ExportedRun, type ExportFormat, type ExportProblem } from '../export/export-run.js';
 import type { ExportSink } from '../export/export-pump.js';
+import type { ScopedPath } from '../json/json-path.js';
+import { parseRedactions } from '../export/redact.js';
 import { readImport, renamed, newImportId, type ImportedLog } from '../export/import-run.js';
 import { BodyError, readBody, sendError, sendJson, sendMethodNotAllowed } from './http-util.js';
 import { API_CSP, COMMON_HEADERS } from './security.js';
@@ -26,7 +29,7 @@ export interface RunTransfer {
    * Write the run as a file to `sink` as it is read (started only once
    * there is something to write), or say `unknown` when there is no such run.
    */
-  exportRun(runId: string, format: ExportFormat, sink: ExportSink): Promise<ExportedRun | ExportProblem | 'unknown'>;
+  exportRun(runId: string, format: ExportFormat, sink: ExportSink, options?: { redact?: readonly ScopedPath[] }): Promise<ExportedRun | ExportProblem | 'unknown'>;
   /**
    * Load a run log as a run: its summary, or why not (`exists`: a run of
    * that id is here; `deleted`: one was deleted in this server's life and
@@ -43,8 +46,11 @@ export interface RunTransfer {
  */
 export async function handleRunExport(req: IncomingMessage, res: ServerResponse, runId: string, transfer: RunTransfer): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(res, 'GET, HEAD');
-  const format = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('format') ?? 'jsonl';
-  if (!isExportFormat(format)) return sendError(res, 400, 'format must be jsonl, har or otlp-json');
+  const query = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams;
+  const format = query.get('format') ?? 'jsonl';
+  if (!isExportFormat(format)) return sendError(res, 400, 'format must be jsonl, har, otlp-json or cassette');
+  const redact = parseRedactions(query.getAll('redact'));
+  if (!redact.ok) return sendError(res, 400, redact.reason);
   const headers = {
     ...COMMON_HEADERS,
     'content-security-policy': API_CSP,
@@ -57,7 +63,7 @@ export async function handleRunExport(req: IncomingMessage, res: ServerResponse,
     res.end();
     return;
   }
-  const exported = await transfer.exportRun(runId, format, { stream: res, start: () => res.writeHead(200, headers) });
+  const exported = await transfer.exportRun(runId, format, { stream: res, start: () => res.writeHead(200, headers) }, { redact: redact.paths });
   if (exported === 'unknown') return sendError(res, 404, 'not found');
   if (!('problem' in exported)) {
     res.end();

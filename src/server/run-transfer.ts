@@ -14,7 +14,7 @@ import type { ObservedRunStore } from './observed-store.js';
 export function createRunTransfer(store: ObservedRunStore, feed: LiveFeed, version: string): RunTransfer {
   return {
     knows: (runId) => store.get(runId) !== undefined,
-    async exportRun(runId, format, sink) {
+    async exportRun(runId, format, sink, options) {
       const state = store.get(runId);
       if (state === undefined) return 'unknown';
       // The snapshot: the run as it is at this moment, up to its last event, read in one pass
@@ -25,7 +25,7 @@ export function createRunTransfer(store: ObservedRunStore, feed: LiveFeed, versi
       const { exportRun } = await import('../export/export-run.js');
       store.flush();
       // A run in a segment gets a log of its own first (see RunStore.logFile).
-      return exportRun(store.logFile(runId), runId, format, sink, { version, live, untilSeq, askedAt });
+      return exportRun(store.logFile(runId), runId, format, sink, { version, live, untilSeq, askedAt, redact: options?.redact });
     },
     async importRun(log) {
       if (store.has(log.runId)) return 'exists';

@@ -1,19 +1,34 @@
 // The run header's Export control: "Export" saves the run's JSONL log (what
 // `graphmind import` loads into another viewer), and the small menu beside
-// it saves the run as a HAR file or as an OTLP/JSON trace, all through
-// GET /api/runs/:runId/export?format=… (the token as a bearer header; the
-// file is handed to the browser as a download).
+// it saves the run as a HAR file, an OTLP/JSON trace or an mcp-recorder
+// cassette, all through GET /api/runs/:runId/export?format=… (the token as a
+// bearer header; the file is handed to the browser as a download). The
+// menu's Redact field takes JSONPaths, one a line (`graphmind export
+// --redact`): what they select is saved as "[redacted]", in any format.
 import { button, el, setAttr, setChildren } from './dom.js';
 import { refreshToken, token } from './token.js';
 
-type Format = 'jsonl' | 'har' | 'otlp-json';
+type Format = 'jsonl' | 'har' | 'otlp-json' | 'cassette';
 
-const EXTENSIONS: Record<Format, string> = { jsonl: 'jsonl', har: 'har', 'otlp-json': 'otlp.json' };
+const EXTENSIONS: Record<Format, string> = { jsonl: 'jsonl', har: 'har', 'otlp-json': 'otlp.json', cassette: 'cassette.json' };
 
-async function fetchExport(runId: string, format: Format, retried = false): Promise<Blob> {
+/** The Redact field's paths: one a line, blank lines left out. */
+export function redactPaths(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+}
+
+/** The export's query: the format, then each path to redact. */
+export function exportQuery(format: Format, redact: readonly string[]): string {
+  return [`format=${format}`, ...redact.map((path) => `redact=${encodeURIComponent(path)}`)].join('&');
+}
+
+async function fetchExport(runId: string, format: Format, redact: readonly string[], retried = false): Promise<Blob> {
   let res: Response;
   try {
-    res = await fetch(`/api/runs/${encodeURIComponent(runId)}/export?format=${format}`, {
+    res = await fetch(`/api/runs/${encodeURIComponent(runId)}/export?${exportQuery(format, redact)}`, {
       headers: { authorization: `Bearer ${token()}` },
       cache: 'no-store',
       credentials: 'omit',
@@ -21,7 +36,7 @@ async function fetchExport(runId: string, format: Format, retried = false): Prom
   } catch {
     throw new Error('the debugger is not reachable');
   }
-  if (res.status === 401 && !retried && (await refreshToken())) return fetchExport(runId, format, true);
+  if (res.status === 401 && !retried && (await refreshToken())) return fetchExport(runId, format, redact, true);
   if (!res.ok) {
     let message = `export failed: HTTP ${res.status}`;
     try {
@@ -43,6 +58,8 @@ export class ExportMenu {
   /** The other formats, shown by the ▾ button beside Export. */
   readonly #menu: HTMLElement;
   readonly #toggle: HTMLButtonElement;
+  /** The paths to redact, one a line (kept from run to run: a secret's path is usually the same). */
+  readonly #redact: HTMLTextAreaElement;
 
   constructor() {
     this.#status = el('span', { class: 'muted export-status' });
@@ -52,9 +69,13 @@ export class ExportMenu {
     setAttr(har, 'data-format', 'har');
     const otlp = button('OTLP JSON', () => void this.#save('otlp-json'), 'btn small', 'Save the run as an OpenTelemetry trace (OTLP/JSON), to send to a tracing backend');
     setAttr(otlp, 'data-format', 'otlp-json');
-    this.#toggle = button('▾', () => this.#open(this.#menu.hidden), 'btn small export-more', 'Other formats: HAR, OTLP JSON');
+    const cassette = button('Cassette', () => void this.#save('cassette'), 'btn small', 'Save the calls as an mcp-recorder cassette, for graphmind replay and verify or mcp-recorder');
+    setAttr(cassette, 'data-format', 'cassette');
+    this.#toggle = button('▾', () => this.#open(this.#menu.hidden), 'btn small export-more', 'Other formats (HAR, OTLP JSON, cassette) and redaction');
     setAttr(this.#toggle, 'aria-expanded', 'false');
-    this.#menu = el('span', { class: 'export-menu' }, ' ', har, ' ', otlp);
+    this.#redact = el('textarea', { class: 'export-redact-paths', attrs: { rows: '2', spellcheck: 'false', 'aria-label': 'JSONPaths to redact, one a line', placeholder: '$.params.arguments.apiKey' } });
+    const redact = el('label', { class: 'export-redact', title: 'What these JSONPaths select in each message is saved as "[redacted]", in any format (as graphmind export --redact). Scope one to a tool: tools/call:login $.params.arguments.password' }, el('span', { text: 'Redact (JSONPath, one a line):' }), this.#redact);
+    this.#menu = el('span', { class: 'export-menu' }, ' ', har, ' ', otlp, ' ', cassette, ' ', redact);
     this.#menu.hidden = true;
     this.element = el('span', { class: 'export-control' });
     setChildren(this.element, save, ' ', this.#toggle, this.#menu, ' ', this.#status);
@@ -81,7 +102,7 @@ export class ExportMenu {
     this.#status.className = 'muted export-status';
     this.#status.textContent = 'exporting…';
     try {
-      const blob = await fetchExport(runId, format);
+      const blob = await fetchExport(runId, format, redactPaths(this.#redact.value));
       const url = URL.createObjectURL(blob);
       // Our own blob URL, not server data: set as properties (dom.ts's attribute list is for untrusted values).
       const link = document.createElement('a');

@@ -1,10 +1,12 @@
 // The selected run's header: name, status, source, start time, duration, and
 // what the reporter told us about it (command, server, protocol version; for
-// the adapter's runs, the server, connection, HTTP session and transport).
+// the adapter's runs, the server, connection, HTTP session and transport), and
+// the `graphmind replay` / `graphmind verify` lines that make the run a test.
 import { el, safeLink, setAttr, setChildren } from './dom.js';
 import { ExportMenu } from './export-menu.js';
 import { cut, duration, plural, span, when } from './format.js';
 import { jsonBlock } from './json-view.js';
+import { replayLinesBlock } from './replay-lines.js';
 import { RestartControl } from './restarts.js';
 import type { RunModel } from './run-model.js';
 import type { Store } from './store.js';
@@ -66,7 +68,7 @@ export class RunHeader {
   readonly element: HTMLElement;
   #sig = '';
   #duration: HTMLElement | null = null;
-  /** The Export button and its menu (JSONL, HAR, OTLP JSON). */
+  /** The Export button and its menu (JSONL, HAR, OTLP JSON, cassette; redaction). */
   readonly #export = new ExportMenu();
   /** The Restart server button and the run's restarts. */
   readonly #restarts: RestartControl;
@@ -135,6 +137,7 @@ export class RunHeader {
       this.element,
       title,
       el('div', { class: 'run-facts muted' }, ...facts, ...links, jsonBlock('meta', meta, false, 'meta')),
+      replayLinesBlock(summary.runId, meta),
       recordingNotice(summary.recordingStopped),
       this.#restarts.render(run),
       run.droppedEvents > 0 ? el('p', { class: 'warn-text', text: `${plural(run.droppedEvents, 'event was', 'events were')} dropped by the reporter while the debugger was away or behind.` }) : null,
