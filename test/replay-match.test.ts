@@ -122,6 +122,9 @@ t.test('CallsOfEvents: what the host received, what the server sent, traffic ins
     ev({ type: 'hold.opened', holdId: 'h3', instanceId: 'i3', nodeId: 'tool:c', gate: 'before', method: 'tools/call', frame: {} }),
     ev({ type: 'hold.released', holdId: 'h3', action: 'abort' }),
     ev({ type: 'instance.error', instanceId: 'i3', error: { name: 'Aborted', message: 'aborted', code: -32099 } }),
+    // sent again by the debugger (Send again): not the host's call, never replayed or verified
+    ev({ type: 'instance.started', instanceId: 'i7', node: tool('a'), input: { name: 'a' }, sentBy: 'viewer' }),
+    ev({ type: 'instance.finished', instanceId: 'i7', output: { v: 'again' } }),
     // sampling and a log message inside a call; a call never answered
     ev({ type: 'instance.started', instanceId: 'i4', node: tool('d'), input: { name: 'd' } }),
     ev({ type: 'instance.started', instanceId: 'i5', node: { nodeId: 'llm:sampling', kind: 'llm', parent: 'mcp:session', label: 'sampling' }, input: { maxTokens: 1 } }),
@@ -137,6 +140,7 @@ t.test('CallsOfEvents: what the host received, what the server sent, traffic ins
     { received: { error: { code: -32099 } }, sent: undefined },
     { received: undefined, sent: undefined },
   ]);
+  t.equal(run.calls.length, 4, "a call the debugger sent again is not one of the host's calls");
   t.same(run.calls[3]?.inside, [
     { method: 'sampling/createMessage', request: true, params: { maxTokens: 1 }, answer: { result: { role: 'assistant' } } },
     { method: 'notifications/message', request: false, params: { data: 'x' } },

@@ -65,7 +65,8 @@ export class CallsOfEvents {
   apply(event: RunEvent): void {
     switch (event.type) {
       case 'instance.started':
-        this.#start(event.instanceId, event.node, event.input);
+        // A call the debugger sent itself (Send again) is not the host's: replay never answers it, verify never plays it.
+        if (event.sentBy === undefined) this.#start(event.instanceId, event.node, event.input);
         return;
       case 'instance.completed':
         this.#start(event.instanceId, event.node, event.input);
