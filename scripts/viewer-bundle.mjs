@@ -1,5 +1,5 @@
 // Bundles the viewer: src/viewer/main.ts → dist/viewer/assets/viewer.js (one
-// ES module, minified), its stylesheet (src/viewer/viewer.css then views.css, joined),
+// ES module, minified), its stylesheet (src/viewer/viewer.css, views.css and run-list.css, joined),
 // and copies its page and icon beside it.
 // Called by scripts/build-viewer.mjs during `npm run build`.
 import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -29,7 +29,7 @@ export async function build() {
   });
   copyFileSync(root('src/viewer/index.html'), root('dist/viewer/index.html'));
   // One stylesheet for the page, kept in two files by job: the frame and panes, then the run's views.
-  writeFileSync(root('dist/viewer/assets/viewer.css'), ['src/viewer/viewer.css', 'src/viewer/views.css'].map((file) => readFileSync(root(file), 'utf8')).join('\n'));
+  writeFileSync(root('dist/viewer/assets/viewer.css'), ['src/viewer/viewer.css', 'src/viewer/views.css', 'src/viewer/run-list.css'].map((file) => readFileSync(root(file), 'utf8')).join('\n'));
   copyFileSync(root('src/viewer/favicon.svg'), root('dist/viewer/assets/favicon.svg'));
   const kb = (path) => (statSync(root(path)).size / 1024).toFixed(1);
   console.log(`build-viewer: dist/viewer/assets/viewer.js ${kb('dist/viewer/assets/viewer.js')} KiB, viewer.css ${kb('dist/viewer/assets/viewer.css')} KiB`);
