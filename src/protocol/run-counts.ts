@@ -40,8 +40,17 @@ export function isCallNode(node: { nodeId: string; kind: NodeKind | string }): b
  * `initialize`): the answer is the right one, not a failure.
  */
 export function isFailedCall(nodeId: string, status: Instance['status'], error: InstanceError | undefined): boolean {
-  if (status !== 'error') return false;
-  return !(error?.code === METHOD_NOT_FOUND && nodeId.startsWith('mcp:'));
+  return status === 'error' && !isMethodProbe(nodeId, error?.code);
+}
+
+/**
+ * Is an error answer with `code` to a request on `nodeId` a protocol
+ * request's "Method not found" (see {@link isFailedCall})? Such an answer
+ * is not a failure: the run does not count it, and pause-on-error does not
+ * hold it (a client waits for it before it says `initialize`).
+ */
+export function isMethodProbe(nodeId: string, code: number | undefined): boolean {
+  return code === METHOD_NOT_FOUND && nodeId.startsWith('mcp:');
 }
 
 /**
