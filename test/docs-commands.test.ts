@@ -398,6 +398,13 @@ const COVERED: Covered[] = [
     contains: ["'../example/stdio-server.mjs'", 'new StdioClientTransport', 'command: process.execPath'],
     file: 'example/stdio-server.mjs',
   },
+  {
+    // The MCP Inspector's CLI driving the proxy (tools/list, tools/call), as mcp-proxy.md shows it.
+    pattern: /^npx @modelcontextprotocol\/inspector --cli node \S*\/graphmind-ai\/dist\/cli\/graphmind\.js mcp-proxy -- node \S+ --method tools\/(list|call)( --tool-name \S+ --tool-arg \S+)?$/,
+    test: 'test/real-clients.test.ts',
+    contains: ["'--cli'", "'--method', 'tools/list'", "'--method', 'tools/call'", "'--tool-name'", "'--tool-arg'"],
+    file: 'dist/cli/graphmind.js',
+  },
 ];
 
 /** `covered`: the test file exists and runs the essential part. */
