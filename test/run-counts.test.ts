@@ -9,6 +9,7 @@ import { hasErrors, isCallNode, isFailedCall, RUN_TOOLS_MAX } from '../src/proto
 import { runMentions } from '../src/protocol/run-match.js';
 import { runClient, RunState } from '../src/protocol/run-state.js';
 import { NODES } from './helpers/viewer.js';
+import { passesFilters, SOURCE_FILTERS, sourcePasses, statusPasses, type RunFilter, type SourceFilter } from '../src/viewer/run-list-filter.js';
 
 type Step = Record<string, unknown> & { type: string };
 
@@ -229,4 +230,30 @@ t.test('runMentions: name (command), server, client, tools, connection; case ign
   ];
   for (const [needle, expected] of table) t.equal(runMentions(run, needle), expected, needle);
   t.ok(runMentions({ ...run, group: { id: 'g', server: 'alpha', connection: 'c1' } }, 'alpha'), 'an adapter connection’s server');
+});
+
+t.test('the run list: what each status chip counts, and the source chips', async (t) => {
+  const base = { runId: 'r', name: 'n', startedAt: '', endedAt: null };
+  const table: Array<[string, RunSummary, Record<RunFilter, boolean>]> = [
+    ['running, nothing failed', { ...base, source: 'mcp-proxy', status: 'running', calls: 3, failedCalls: 0 }, { all: true, running: true, ok: false, error: false }],
+    ['running, a failed call', { ...base, source: 'mcp-proxy', status: 'running', calls: 3, failedCalls: 1 }, { all: true, running: true, ok: false, error: true }],
+    ['ended ok, no call', { ...base, source: 'mcp-proxy', status: 'ok' }, { all: true, running: false, ok: true, error: false }],
+    ['ended ok, four failed calls', { ...base, source: 'mcp-proxy', status: 'ok', calls: 12, failedCalls: 4 }, { all: true, running: false, ok: false, error: true }],
+    ['ended in error', { ...base, source: 'mcp-proxy', status: 'error', calls: 1, failedCalls: 0 }, { all: true, running: false, ok: false, error: true }],
+  ];
+  for (const [name, run, expected] of table) {
+    const got = Object.fromEntries((['all', 'running', 'ok', 'error'] as const).map((filter) => [filter, statusPasses(run, filter)]));
+    t.strictSame(got, expected, name);
+  }
+  const sources: Array<[string, SourceFilter[]]> = [
+    ['mcp-proxy', ['all', 'proxy']],
+    ['mcp-http-proxy', ['all', 'http']],
+    ['mcp-adapter', ['all', 'adapter']],
+    ['mcp-relay', ['all']],
+  ];
+  for (const [source, expected] of sources) {
+    const run: RunSummary = { ...base, source, status: 'ok' };
+    t.strictSame(SOURCE_FILTERS.map((f) => f.filter).filter((f) => sourcePasses(run, f)), expected, source);
+  }
+  t.ok(passesFilters({ ...base, source: 'mcp-http-proxy', status: 'ok', client: { name: 'claude-code' } }, 'all', 'http', '  Claude '), 'text trimmed, any case');
 });
