@@ -421,6 +421,13 @@ const COVERED: Covered[] = [
     test: 'test/send-again.test.ts',
     contains: ['/instances/${instanceId}/send', "{ params: { name: 'hello', arguments: { text: 'edited' } }"],
   },
+  {
+    // The MCP Inspector's CLI driving the proxy (tools/list, tools/call), as mcp-proxy.md shows it.
+    pattern: /^npx @modelcontextprotocol\/inspector --cli node \S*\/graphmind-ai\/dist\/cli\/graphmind\.js mcp-proxy -- node \S+ --method tools\/(list|call)( --tool-name \S+ --tool-arg \S+)?$/,
+    test: 'test/real-clients.test.ts',
+    contains: ["'--cli'", "'--method', 'tools/list'", "'--method', 'tools/call'", "'--tool-name'", "'--tool-arg'"],
+    file: 'dist/cli/graphmind.js',
+  },
 ];
 
 /** `covered`: the test file exists and runs the essential part. */

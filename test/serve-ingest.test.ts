@@ -88,6 +88,10 @@ t.test('events build the run, and the live feed follows', async (t) => {
     startedAt: new Date(start).toISOString(),
     endedAt: new Date(start + 11).toISOString(),
     meta: { command: 'node', args: ['server.js'], protocolVersion: '2025-06-18' },
+    // The summary's counts: initialize and two echo calls, one of them failed.
+    calls: 3,
+    failedCalls: 1,
+    tools: ['echo'],
     nodes: [
       { ...session, status: 'ok' },
       { ...init, status: 'ok' },

@@ -90,7 +90,9 @@ export interface LiveRunEvent {
 /**
  * A run's status changed: it finished (after the `run.event` of its
  * `run.finished`), its reporter went away (it ended as `error`), or a
- * reporter reclaimed it (`running` again).
+ * reporter reclaimed it (`running` again). Also, at most once per run
+ * every 250 ms, when its summary's `calls`, `failedCalls`, `tools`,
+ * `client` or `server` changed.
  */
 export interface LiveRunUpdated {
   /** The message's type. */

@@ -92,6 +92,42 @@ export interface RunSummary {
     version?: string;
   };
   /**
+   * The MCP client's own name and version, from `clientInfo` in its
+   * `initialize` request (the run's `meta.clientInfo`), once the run has
+   * it (`claude-code` 2.1.332, …): set like {@link RunSummary.server}, with
+   * the same bounds. An extension of the summary, like `server`.
+   */
+  client?: {
+    /** `meta.clientInfo.name`. */
+    name: string;
+    /** `meta.clientInfo.version`, when it is a string. */
+    version?: string;
+  };
+  /**
+   * How many calls the run recorded: executions of every node but the
+   * session, the protocol card and stdout noise (requests and
+   * notifications, `initialize` and `tools/list` included; protocol/run-counts
+   * `isCallNode`), counted by the replay of the run's events, so a live,
+   * a reloaded and an imported run agree. Absent until the first call.
+   * An extension of the summary, like `server`.
+   */
+  calls?: number;
+  /**
+   * How many of {@link RunSummary.calls} failed, as they stand now: ended
+   * in error (a JSON-RPC error, an `isError` result, no answer, an abort),
+   * except a protocol request answered "Method not found" (-32601: a client
+   * asking for an optional method, as Claude Code asks `server/discover`).
+   * A failure a decision turned into an answer no longer counts. Present
+   * whenever `calls` is; the viewer lists a run with any among its errors.
+   */
+  failedCalls?: number;
+  /**
+   * The tools the run called, in the order first called: at most 16 names
+   * of at most 128 characters (a longer one is left out), to find runs by
+   * tool without fetching them. Absent when the run called no tool.
+   */
+  tools?: string[];
+  /**
    * Why this run's log stopped being written, in one line that names the
    * file: `the disk is full: could not write <file> (ENOSPC)`, or another
    * error as the system gave it. Set by the server when a write to the log

@@ -1,6 +1,7 @@
-import type { Run, RunSummary } from './run-model.js';
+import type { Instance, Run, RunSummary } from './run-model.js';
 import type { RunEvent } from './ingest.js';
 import { isoTime, RunReplay } from './run-replay.js';
+import { countCall, countFailed, isCallNode, isFailedCall } from './run-counts.js';
 
 /** A run's {@link RunSummary.group}. */
 export type RunGroup = NonNullable<RunSummary['group']>;
@@ -46,8 +47,16 @@ export function runGroup(runId: string, source: string, meta: Record<string, unk
   return group;
 }
 
-/** The longest server name or version taken from a run's meta into its summary. */
+/** The longest server or client name or version taken from a run's meta into its summary. */
 const SERVER_TEXT_MAX = 256;
+
+/** A name and version from `serverInfo` or `clientInfo`: a non-empty name of at most 256 characters, the version when it is a string as short. */
+function peerInfo(info: unknown): { name: string; version?: string } | undefined {
+  if (info === null || typeof info !== 'object' || Array.isArray(info)) return undefined;
+  const { name, version } = info as Record<string, unknown>;
+  if (typeof name !== 'string' || name === '' || name.length > SERVER_TEXT_MAX) return undefined;
+  return typeof version === 'string' && version !== '' && version.length <= SERVER_TEXT_MAX ? { name, version } : { name };
+}
 
 /**
  * The MCP server's name and version ({@link RunSummary.server}) from a
@@ -55,11 +64,16 @@ const SERVER_TEXT_MAX = 256;
  * (a non-empty string of at most 256 characters); else undefined.
  */
 export function runServer(meta: Record<string, unknown>): RunSummary['server'] {
-  const info = meta.serverInfo;
-  if (info === null || typeof info !== 'object' || Array.isArray(info)) return undefined;
-  const { name, version } = info as Record<string, unknown>;
-  if (typeof name !== 'string' || name === '' || name.length > SERVER_TEXT_MAX) return undefined;
-  return typeof version === 'string' && version !== '' && version.length <= SERVER_TEXT_MAX ? { name, version } : { name };
+  return peerInfo(meta.serverInfo);
+}
+
+/**
+ * The MCP client's name and version ({@link RunSummary.client}) from a
+ * run's `meta.clientInfo` (its `initialize` request), by the same rule as
+ * {@link runServer}; else undefined.
+ */
+export function runClient(meta: Record<string, unknown>): RunSummary['client'] {
+  return peerInfo(meta.clientInfo);
 }
 
 /**
@@ -73,18 +87,70 @@ export class RunState extends RunReplay {
     super({ runId, name: runId, source: 'unknown', status: 'running', startedAt: isoTime(t), endedAt: null });
   }
 
-  /** Apply one event; a run's start and its meta also set the summary's group and server. */
+  /**
+   * Set when the summary's counts, client or tools changed, for the server
+   * to tell the live feed (a `run.updated`, see server/summary-news); the
+   * server clears it once told.
+   */
+  summaryChanged = false;
+
+  /** Apply one event; a run's start and its meta also set the summary's group, server and client; calls update its counts. */
   override apply(event: RunEvent): boolean {
+    // An end or a reopen may change whether a call counts as failed: how it stood before.
+    const ending = event.type === 'instance.finished' || event.type === 'instance.error' || event.type === 'instance.reopened' ? this.byId.get(event.instanceId) : undefined;
+    const failedBefore = ending !== undefined && this.#failedCall(ending);
+    const nodesBefore = this.nodes.size;
     const changed = super.apply(event);
-    if (changed && (event.type === 'run.started' || event.type === 'run.meta')) {
-      const group = runGroup(this.summary.runId, this.summary.source, this.meta);
-      if (group === undefined) delete this.summary.group;
-      else this.summary.group = group;
-      const server = runServer(this.meta);
-      if (server === undefined) delete this.summary.server;
-      else if (this.summary.server?.name !== server.name || this.summary.server.version !== server.version) this.summary.server = server;
+    if (!changed) return false;
+    switch (event.type) {
+      case 'run.started':
+      case 'run.meta':
+        this.#metaChanged();
+        break;
+      case 'instance.started':
+      case 'instance.completed': {
+        const node = this.nodes.get(event.node.nodeId)?.node;
+        if (node === undefined || !isCallNode(node)) break;
+        // A tool's name is looked at once, with the first call of its node.
+        countCall(this.summary, node.kind === 'tool' && this.nodes.size > nodesBefore ? node.label : undefined);
+        this.summaryChanged = true;
+        break;
+      }
+      default:
+        if (ending !== undefined && this.#failedCall(ending) !== failedBefore) {
+          countFailed(this.summary, failedBefore ? -1 : 1);
+          this.summaryChanged = true;
+        }
     }
-    return changed;
+    return true;
+  }
+
+  /** Is `instance` a call that counts as failed now? */
+  #failedCall(instance: Instance): boolean {
+    if (instance.status !== 'error') return false;
+    const node = this.nodes.get(instance.nodeId)?.node;
+    return node !== undefined && isCallNode(node) && isFailedCall(instance.nodeId, instance.status, instance.error);
+  }
+
+  /** The group, server and client the run's meta now gives its summary. */
+  #metaChanged(): void {
+    const group = runGroup(this.summary.runId, this.summary.source, this.meta);
+    if (group === undefined) delete this.summary.group;
+    else this.summary.group = group;
+    const server = runServer(this.meta);
+    if (server === undefined) delete this.summary.server;
+    else if (this.summary.server?.name !== server.name || this.summary.server.version !== server.version) {
+      this.summary.server = server;
+      this.summaryChanged = true;
+    }
+    const client = runClient(this.meta);
+    if (client === undefined) {
+      if (this.summary.client !== undefined) this.summaryChanged = true;
+      delete this.summary.client;
+    } else if (this.summary.client?.name !== client.name || this.summary.client.version !== client.version) {
+      this.summary.client = client;
+      this.summaryChanged = true;
+    }
   }
 
   /** Instances recorded so far. */

@@ -8,6 +8,7 @@ import { outcomeOf, type Outcome } from '../gates/outcome.js';
 import { isObject } from '../json/is-object.js';
 import { DeferredValue } from '../report/deferred.js';
 import type { GatePoint } from '../protocol/control.js';
+import { isMethodProbe } from '../protocol/run-counts.js';
 import { heldMessage, type HideSettings } from '../report/hide.js';
 import { messageOf, type Direction, type Frame, type JsonRpcMessage } from '../streams/frame.js';
 import { madeFrame } from '../streams/lifter.js';
@@ -291,7 +292,10 @@ export class FrameHolds {
     if (frame.type === 'response' || frame.type === 'error') {
       const request = frame.request;
       if (request?.node === undefined) return undefined;
-      const plan = core.plan(runId, { point: 'after', nodeId: request.node.nodeId, failed: frame.type === 'error' || frame.isError === true, server: this.#server });
+      const nodeId = request.node.nodeId;
+      // A protocol request's "Method not found" is an answer, not a failure (protocol/run-counts): pause-on-error lets it go.
+      const failed = frame.type === 'error' ? !(nodeId.startsWith('mcp:') && isMethodProbe(nodeId, messageOf(frame)?.error?.code)) : frame.isError === true;
+      const plan = core.plan(runId, { point: 'after', nodeId, failed, server: this.#server });
       return plan === undefined ? undefined : this.#hold(frame, plan);
     }
     return undefined;

@@ -14,6 +14,7 @@ import type { RunTransfer } from './export-routes.js';
 import type { HoldRegistry } from './holds.js';
 import { BreakpointsState } from './breakpoints.js';
 import type { IngestContext, ReporterConnection } from './ingest.js';
+import { SummaryNews } from './summary-news.js';
 import type { LiveFeed } from './live-feed.js';
 import type { ObservedRunStore } from './observed-store.js';
 import type { ApiContext } from './rest-api.js';
@@ -110,6 +111,7 @@ export function createControls(options: ControlsOptions): Controls {
       return applied;
     },
   };
-  const ingest: IngestContext = { store, holds, feed, breakpoints };
+  const news = new SummaryNews(feed, (state) => store.get(state.summary.runId) === state);
+  const ingest: IngestContext = { store, holds, feed, breakpoints, news };
   return { api, ingest, owners, breakpoints, trimmed: options.trimmed ?? (() => undefined) };
 }

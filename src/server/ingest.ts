@@ -6,6 +6,7 @@ import type { ServerToReporter } from '../protocol/to-reporter.js';
 import { breakpointsAck, type BreakpointsPeer, type BreakpointsState } from './breakpoints.js';
 import type { HoldOwner, HoldRegistry } from './holds.js';
 import type { LiveFeed } from './live-feed.js';
+import type { SummaryNews } from './summary-news.js';
 import type { RunStore } from './run-store.js';
 import { arrayElementEnds } from '../json/element-ends.js';
 import { BatchText } from './batch-text.js';
@@ -49,6 +50,8 @@ export interface IngestContext {
   feed: LiveFeed;
   /** The breakpoints: sent to each reporter as it connects, and told of its acks. */
   breakpoints: BreakpointsState;
+  /** Summaries changed by calls, sent on the live feed a few times a second. */
+  news?: SummaryNews;
 }
 
 /**
@@ -219,6 +222,7 @@ export class ReporterConnection implements HoldOwner, BreakpointsPeer {
     const state = store.append(event, batch, index);
     if (state === undefined) return;
     if (feed.size > 0) feed.broadcastEvent(runId, event, batch?.eventText(index));
+    if (state.summaryChanged) this.#ctx.news?.note(state);
     if (event.type === 'run.finished') {
       this.#disown(runId, owners);
       feed.broadcast({ type: 'run.updated', run: { ...state.summary } });

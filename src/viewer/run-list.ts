@@ -1,6 +1,7 @@
-// The run list: newest first, with live status, source, start time and
-// duration; filters by status, by source (proxy / adapter) and by text in
-// the run's name; a run can be deleted (two clicks). The adapter records
+// The run list: newest first, with live status, source, start time,
+// duration, its client and server and its counts of calls and failed calls;
+// filters by status, by source and by text (run-list-filter.ts); a run can
+// be deleted (two clicks). The adapter records
 // one run per request, so the runs of one adapter connection (the same
 // `group` in their summaries) are listed as one collapsible row, placed
 // where its newest run would be.
@@ -8,16 +9,13 @@ import type { RunSummary } from '../protocol/run-model.js';
 import { api } from './api.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { cut, duration, plural, span, when } from './format.js';
+import { hasErrors } from '../protocol/run-counts.js';
 import { RunListNotes } from './run-list-notes.js';
+import { SOURCE_FILTERS, sourcePasses, statusPasses, type RunFilter } from './run-list-filter.js';
+import { runCounts, runPeers } from './run-list-row.js';
 import type { Store } from './store.js';
-import type { RunFilter, SourceFilter } from './view-state.js';
 
 const FILTERS: RunFilter[] = ['all', 'running', 'ok', 'error'];
-const SOURCE_FILTERS: Array<{ filter: SourceFilter; label: string; source?: string }> = [
-  { filter: 'all', label: 'any source' },
-  { filter: 'proxy', label: 'proxy', source: 'mcp-proxy' },
-  { filter: 'adapter', label: 'adapter', source: 'mcp-adapter' },
-];
 /** Runs an open group draws at first; a button draws this many more. */
 const GROUP_PAGE = 100;
 
@@ -67,7 +65,7 @@ export class RunList {
   constructor(private readonly store: Store) {
     this.#filters = el('div', { class: 'filters', attrs: { role: 'group', 'aria-label': 'filter runs by status' } });
     this.#sources = el('div', { class: 'filters sources', attrs: { role: 'group', 'aria-label': 'filter runs by source' } });
-    this.#search = el('input', { class: 'run-search', attrs: { type: 'search', placeholder: 'filter by name', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'filter runs by name' } });
+    this.#search = el('input', { class: 'run-search', attrs: { type: 'search', placeholder: 'filter: command, client, server, tool', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'filter runs by command, client, server or tool' } });
     // Kept across renders (only the chips and the list are redrawn), so typing keeps its focus and caret.
     this.#search.addEventListener('input', () => this.store.setSearch(this.#search.value));
     this.#search.addEventListener('keydown', (event) => {
@@ -101,7 +99,7 @@ export class RunList {
     setChildren(
       this.#filters,
       ...FILTERS.map((f) => {
-        const count = f === 'all' ? runs.length : runs.filter((r) => r.status === f).length;
+        const count = f === 'all' ? runs.length : runs.filter((r) => statusPasses(r, f)).length;
         const b = button(`${f} ${count}`, () => this.store.setFilter(f), f === filter ? 'chip on' : 'chip');
         setAttr(b, 'aria-pressed', String(f === filter));
         setAttr(b, 'data-filter', f);
@@ -110,8 +108,8 @@ export class RunList {
     );
     setChildren(
       this.#sources,
-      ...SOURCE_FILTERS.map(({ filter: f, label, source: name }) => {
-        const count = name === undefined ? runs.length : runs.filter((r) => r.source === name).length;
+      ...SOURCE_FILTERS.map(({ filter: f, label }) => {
+        const count = f === 'all' ? runs.length : runs.filter((r) => sourcePasses(r, f)).length;
         const b = button(`${label} ${count}`, () => this.store.setSource(f), f === source ? 'chip on' : 'chip');
         setAttr(b, 'aria-pressed', String(f === source));
         setAttr(b, 'data-source', f);
@@ -212,7 +210,7 @@ export class RunList {
     const id = group.id;
     const open = this.#open.has(id);
     const total = this.#totals.get(id) ?? runs;
-    const errors = runs.filter((run) => run.status === 'error').length;
+    const errors = runs.filter(hasErrors).length;
     const running = runs.filter((run) => run.status === 'running').length;
     const status = running > 0 ? 'running' : errors > 0 ? 'error' : 'ok';
     const selected = runs.find((run) => run.runId === this.store.selectedRunId);
@@ -362,14 +360,18 @@ export class RunList {
     // A run of a proxy is named by its server (serverInfo.name, once initialize is answered), with its command below.
     const server = run.server?.name;
     const title = server ?? run.name;
+    const peers = runPeers(run, `run-peers-${run.runId}`);
+    const counts = runCounts(run, `run-counts-${run.runId}`);
     const body = el(
       'div',
       { class: 'run-body' },
       el('div', { class: 'run-line' }, el('span', { class: `dot status-${run.status}`, title: run.status }), el('span', { class: 'run-name', text: title, title: server === undefined ? run.name : `${server}${run.server?.version === undefined ? '' : ` ${run.server.version}`} · ${run.name}`, attrs: { id: nameId } })),
       server === undefined || server === run.name ? null : el('div', { class: 'run-line run-label', text: run.name, title: run.name }),
+      peers,
       el('div', { class: 'run-line muted run-facts-line', attrs: { id: factsId } }, el('span', { class: 'run-status', text: run.status }), el('span', { class: 'run-source', text: run.source, title: run.source }), el('span', { class: 'run-when', text: when(run.startedAt) }), took),
+      counts,
     );
-    const li = el('li', { class: `run status-${run.status}${selected ? ' selected' : ''}` }, body, del);
+    const li = el('li', { class: `run status-${run.status}${selected ? ' selected' : ''}${hasErrors(run) ? ' has-errors' : ''}` }, body, del);
     setAttr(li, 'data-run-id', run.runId);
     setAttr(li, 'data-status', run.status);
     if (selected) setAttr(body, 'aria-current', 'true');
@@ -383,7 +385,7 @@ export class RunList {
     // beside the delete button (not one button inside another).
     clickable(body, choose);
     setAttr(body, 'aria-labelledby', nameId);
-    setAttr(body, 'aria-describedby', factsId);
+    setAttr(body, 'aria-describedby', [factsId, peers?.id, counts?.id].filter((id) => id !== undefined).join(' '));
     li.addEventListener('click', (event) => {
       if (event.target === li) choose();
     });

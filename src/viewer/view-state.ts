@@ -3,11 +3,12 @@
 // No DOM, no timers, no requests: the live reducer and the run loading
 // change it (live-reducer.ts, run-loading.ts, selection.ts), and the Store
 // (store.ts) is this state plus the shell that redraws and fetches.
-import type { RunSummary, Status } from '../protocol/run-model.js';
+import type { RunSummary } from '../protocol/run-model.js';
 import type { Breakpoints, Hold, RunsLoading } from '../protocol/control.js';
 import type { RunEvent } from '../protocol/ingest.js';
 import { NO_FIND, type FindQuery } from './find.js';
 import type { RunModel } from './run-model.js';
+import { passesFilters, type RunFilter, type SourceFilter } from './run-list-filter.js';
 
 /** The state of the live feed's connection, for the header. */
 export type Connection = 'connecting' | 'live' | 'reconnecting';
@@ -26,21 +27,9 @@ export const Dirty = {
   Find: 256,
 } as const;
 
-/** The run-list filter by status. */
-export type RunFilter = 'all' | Status;
-/** The run-list filter by source: the proxy's runs (`mcp-proxy`) or the adapter's (`mcp-adapter`). */
-export type SourceFilter = 'all' | 'proxy' | 'adapter';
-
-/** The `source` of a run that a source filter keeps. */
-const SOURCES: Record<Exclude<SourceFilter, 'all'>, string> = { proxy: 'mcp-proxy', adapter: 'mcp-adapter' };
-
-/** Does `run` pass the run list's filters (status, source, and text in its name, case-insensitive)? */
-export function passesFilters(run: RunSummary, status: RunFilter, source: SourceFilter, text: string): boolean {
-  if (status !== 'all' && run.status !== status) return false;
-  if (source !== 'all' && run.source !== SOURCES[source]) return false;
-  const needle = text.trim().toLowerCase();
-  return needle === '' || run.name.toLowerCase().includes(needle);
-}
+// The run list's filters are its own rules (run-list-filter.ts); the state keeps which are on.
+export type { RunFilter, SourceFilter };
+export { passesFilters };
 
 /**
  * Something a transition asks the shell to do, because it needs the
