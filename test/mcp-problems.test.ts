@@ -120,6 +120,24 @@ const CASES: ReadonlyArray<{ name: string; runs: Run[]; expect: string[] }> = [
     ],
   },
   {
+    name: 'a call the debugger sent itself (Send again) is never taken for the host\'s: its own row, said first (issue 30)',
+    runs: [
+      run('sent', [
+        failed(call('mcp_3', 'tool:search', 10, 5), 'JsonRpcError', 'MCP error -32000: boom', { code: -32000 }),
+        failed(call('mcp_4', 'tool:search', 20, 5, { sentBy: 'viewer' }), 'JsonRpcError', 'MCP error -32000: boom', { code: -32000 }),
+        failed(call('mcp_5', 'tool:search', 30, 5, { sentBy: 'viewer' }), 'JsonRpcError', 'MCP error -32000: boom', { code: -32000 }),
+        call('mcp_6', 'tool:crawl', 40, 6_000, { sentBy: 'graphmind mcp' }),
+        call('mcp_7', 'tool:crawl', 10_000, null, { sentBy: 'api' }),
+      ]),
+    ],
+    expect: [
+      'failed_call sent tool:search mcp_3 x1 [mcp_3]: JsonRpcError -32000: MCP error -32000: boom',
+      "failed_call sent tool:search mcp_4 x2 [mcp_4,mcp_5]: sent again by viewer: not the host's call: JsonRpcError -32000: MCP error -32000: boom",
+      "unanswered sent tool:crawl mcp_7 x1 [mcp_7]: sent again by api: not the host's call: never answered: the run ended with this call open",
+      "slow_call sent tool:crawl mcp_6 x1 [mcp_6]: sent again by graphmind mcp: not the host's call: the server took 6.0 s (the threshold is 5.0 s)",
+    ],
+  },
+  {
     name: 'open calls: waiting in a running run, never answered in an ended one',
     runs: [
       run('live', [call('mcp_1', 'mcp:session', 0, null), call('mcp_3', 'tool:wait', 100, null), call('mcp_4', 'tool:wait', 119_000, null)], { status: 'running', endedAt: null }),

@@ -115,6 +115,12 @@ t.test('callRow previews; callDetail caps each value and lists the cuts', async 
     small.truncated.map((cut) => cut.field),
     ['output', 'error.message', 'error.data'],
   );
+  t.equal(row.sentBy, null, 'the host\'s call: sentBy null');
+  t.equal(detail.sentBy, null);
+  const sent = instance('mcp_9', 'tool:a', 200, 5, { sentBy: 'viewer', status: 'error', error: { name: 'ToolError', message: 'no' } });
+  t.equal(callRow(sent).sentBy, 'viewer', 'a call the debugger sent (Send again): who had it sent, in the row');
+  t.equal(callDetail(r, sent, 100).sentBy, 'viewer', 'and in the detail');
+  t.same(runOverview(run([node('tool:a', null, 'error')], [big, sent])).errors.map((error) => [error.instanceId, error.sentBy]), [['mcp_7', undefined], ['mcp_9', 'viewer']], 'get_run\'s errors name it');
   const open = callDetail(r, instance('mcp_8', 'tool:gone', 140, null), 100);
   t.match(open, { nodeKind: null, nodeLabel: null, durationMs: null, error: null, truncated: [] });
   t.same(

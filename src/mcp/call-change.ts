@@ -70,6 +70,25 @@ export function changeView(instance: Instance, maxChars = PREVIEW_CHARS): Change
   return view;
 }
 
+/**
+ * Who had the debugger send `instance` (Send again: `viewer`, `api`,
+ * `graphmind mcp`, …), or null for a call the host made. A call the
+ * debugger sent is not the host's: its answer never reached the host.
+ */
+export function sentByOf(instance: Instance): string | null {
+  return instance.sentBy ?? null;
+}
+
+/** Short, for a list: `sent again by viewer: not the host's call`. */
+export function sentLabel(by: string): string {
+  return `sent again by ${by}: not the host's call`;
+}
+
+/** One line for people: who had the debugger send it, and that the host neither made it nor got its answer. */
+export function sentSummary(by: string): string {
+  return `the debugger sent this request itself (Send again, for ${by}): the host did not make this call and never got its answer`;
+}
+
 /** A preview of the server's replaced answer, for a line of text ('' when none). */
 export function serverAnswerLine(view: ChangeView | null): string {
   if (view?.serverAnswer === undefined) return '';

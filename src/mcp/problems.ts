@@ -10,7 +10,7 @@ import type { Instance, InstanceError, Run } from '../protocol/run-model.js';
 import { capText, preview } from './cap.js';
 import { PREVIEW_CHARS, SUMMARY_CHARS } from './limits.js';
 import { callTimes } from '../protocol/call-times.js';
-import { changeView } from './call-change.js';
+import { changeView, sentLabel } from './call-change.js';
 import { noiseDuring } from './call-lines.js';
 
 /** The kinds of problem, in the order a run's problems are listed: what explains the rest first. */
@@ -36,6 +36,13 @@ export interface Problem {
   at: string;
   /** One line: what happened (capped). */
   summary: string;
+  /**
+   * Who had the debugger send the calls of this row itself (Send again:
+   * `viewer`, `api`, …): not the host's calls, and said first in the
+   * summary; null for the host's own (and the run-wide kinds). Alike
+   * calls the host made and calls the debugger sent are never one row.
+   */
+  sentBy: string | null;
 }
 
 /** Options for {@link findProblems}. */
@@ -125,6 +132,7 @@ function droppedProblem(run: Run): Problem | undefined {
     count: run.droppedEvents,
     instanceIds: [],
     at: run.startedAt,
+    sentBy: null,
     summary: `${run.droppedEvents} event(s) were dropped while the debugger was away or behind: this record is incomplete`,
   };
 }
@@ -133,7 +141,8 @@ function droppedProblem(run: Run): Problem | undefined {
 export function runProblems(run: Run, options: FindProblemsOptions): Problem[] {
   const groups = new Map<string, Problem>();
   const add: AddProblem = (kind, key, instance, summary) => {
-    const id = `${kind}\u0000${instance.nodeId}\u0000${key}`;
+    const sentBy = instance.sentBy ?? null;
+    const id = `${kind}\u0000${instance.nodeId}\u0000${key}\u0000${sentBy ?? ''}`;
     const group = groups.get(id);
     if (group !== undefined) {
       group.count++;
@@ -149,7 +158,9 @@ export function runProblems(run: Run, options: FindProblemsOptions): Problem[] {
       count: 1,
       instanceIds: [instance.instanceId],
       at: instance.startedAt,
-      summary: capText(summary(), SUMMARY_CHARS).text,
+      // A call the debugger sent (Send again) is not the host's: said first, so it is never read as the host's problem.
+      summary: capText(sentBy === null ? summary() : `${sentLabel(sentBy)}: ${summary()}`, SUMMARY_CHARS).text,
+      sentBy,
     });
   };
 

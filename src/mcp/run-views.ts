@@ -8,7 +8,7 @@
  */
 import type { GraphNode, Instance, LogLine, NodeKind, NodeStatus, Run, Status } from '../protocol/run-model.js';
 import { capText, capValue, preview } from './cap.js';
-import { changeView, timeSplit, type ChangeView, type TimeSplit } from './call-change.js';
+import { changeView, sentByOf, timeSplit, type ChangeView, type TimeSplit } from './call-change.js';
 import { callLines, type CallLine } from './call-lines.js';
 import { CALL_LOG_LINES, MESSAGE_CHARS, META_CHARS, PREVIEW_CHARS, RUN_ERRORS, RUN_LOG_TAIL, RUN_NODES, TAIL_LINE_CHARS } from './limits.js';
 
@@ -91,18 +91,22 @@ export interface ErrorRow {
   /** Capped to a preview. */
   message: string;
   code: number | null;
+  /** Who had the debugger send the call (Send again), when the host did not make it; absent on the host's calls. */
+  sentBy?: string;
 }
 
 /** An error row of an instance that has an error. */
 export function errorRow(instance: Instance): ErrorRow {
   const error = instance.error ?? { name: 'Error', message: '' };
-  return {
+  const row: ErrorRow = {
     instanceId: instance.instanceId,
     nodeId: instance.nodeId,
     name: error.name,
     message: preview(error.message, PREVIEW_CHARS),
     code: typeof error.code === 'number' ? error.code : null,
   };
+  if (instance.sentBy !== undefined) row.sentBy = instance.sentBy;
+  return row;
 }
 
 /** A log line, numbered by its place among the run's log lines (from 0). */
@@ -210,6 +214,8 @@ export interface CallRow extends TimeSplit {
   error: { name: string; message: string; code: number | null } | null;
   /** What the debugger did to the call (an injected answer, an abort, a retry); null when its answer is the server's own, untouched. */
   changed: ChangeView | null;
+  /** Who had the debugger send the call itself (Send again: `viewer`, `api`, …): not the host's call; null for the host's own. */
+  sentBy: string | null;
 }
 
 /** list_calls' row of an instance. */
@@ -224,6 +230,7 @@ export function callRow(instance: Instance): CallRow {
     ...timeSplit(instance),
     error: null,
     changed: changeView(instance),
+    sentBy: sentByOf(instance),
   };
   if (instance.error !== undefined) {
     const { name, message, code } = errorRow(instance);
@@ -251,6 +258,8 @@ export interface CallDetail extends TimeSplit {
   error: { name: string; message: string; code: number | null; data?: unknown } | null;
   /** What the debugger did to the call, with the server's own answer it replaced; null when the output is the server's, untouched. */
   changed: ChangeView | null;
+  /** Who had the debugger send the call itself (Send again): not the host's call, its answer never reached the host; null for the host's own. */
+  sentBy: string | null;
   /** Each value that was cut, and by how many characters. */
   truncated: Array<{ field: string; more: number }>;
   /** Log lines that arrived while it ran (at most {@link CALL_LOG_LINES}), and how many there were: the call's own and any other's. */
@@ -280,6 +289,7 @@ export function callDetail(run: Run, instance: Instance, maxChars: number): Call
     ...timeSplit(instance),
     error: null,
     changed: changeView(instance, maxChars),
+    sentBy: sentByOf(instance),
     truncated,
     logsDuring: logsDuring(run.logs, instance),
     lines: callLines(run, instance),

@@ -56,7 +56,7 @@ export const runSummaryProperties: Record<string, JsonSchema> = {
 export const runSummary = object(runSummaryProperties);
 
 /** An error in a list. */
-export const errorRow = object({ instanceId: string, nodeId: string, name: string, message: string, code: integerOrNull });
+export const errorRow = object({ instanceId: string, nodeId: string, name: string, message: string, code: integerOrNull, sentBy: string }, ['sentBy']);
 
 /** A log line. */
 export const logRow = object({ index: integer, at: string, nodeId: string, stream: string, text: string, instanceId: string }, ['instanceId']);

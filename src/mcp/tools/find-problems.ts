@@ -31,6 +31,7 @@ const problemSchema = object({
   instanceIds: arrayOf(string),
   at: string,
   summary: string,
+  sentBy: stringOrNull,
 });
 
 /** The `find_problems` tool. */
@@ -40,7 +41,7 @@ export const findProblemsTool = defineTool({
   description:
     'Find what went wrong in recent runs: failed calls (JSON-RPC errors, isError tool results), unanswered requests, stdout noise (non-JSON-RPC lines a server printed on the MCP wire), ' +
     'calls the debugger changed (debugger_changed: an answer injected or an abort at a breakpoint, and who decided; that answer is not the server\'s), ' +
-    'servers that could not be started (spawn failures) or exited early, slow calls (by the server\'s time, not the time held at breakpoints), and runs with dropped events. Alike problems (same run, node and error) are one row with a count and up to 5 instanceIds. ' +
+    'servers that could not be started (spawn failures) or exited early, slow calls (by the server\'s time, not the time held at breakpoints), and runs with dropped events. A problem of a call the debugger sent itself (Send again) has sentBy set and its summary says so first: it is not the host\'s call. Alike problems (same run, node and error) are one row with a count and up to 5 instanceIds. ' +
     `Each row has runId, nodeId and instanceId for get_run, list_calls and get_call. Looks at the ${RECENT_RUNS} newest runs, or at the runs started since "since" (at most ${MAX_RUNS}), or at one run (runId). ` +
     `The best first call for "why did my tool call fail?". Paged: ${DEFAULT_PAGE_ROWS} rows unless limit says otherwise. ${UNTRUSTED}`,
   args: argsOf({

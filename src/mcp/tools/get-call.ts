@@ -9,7 +9,7 @@ import { preview } from '../cap.js';
 import { VALUE_CHARS } from '../limits.js';
 import { renderText } from '../render.js';
 import { callDetail } from '../run-views.js';
-import { changeSchema, serverAnswerLine, timeSplitSchema, timeText } from '../call-change.js';
+import { changeSchema, sentSummary, serverAnswerLine, timeSplitSchema, timeText } from '../call-change.js';
 import { callLinesSchema } from '../call-lines.js';
 import { anything, arrayOf, from, integer as integerSchema, integerOrNull, logRow, nodeStatus, numberOrNull, object, string, stringOrNull } from '../schemas.js';
 import { ToolError } from '../tool-error.js';
@@ -27,6 +27,7 @@ const callSchema = object(
     durationMs: numberOrNull,
     ...timeSplitSchema,
     changed: changeSchema,
+    sentBy: stringOrNull,
     input: anything,
     output: anything,
     error: { anyOf: [object({ name: string, message: string, code: integerOrNull, data: anything }, ['data']), { type: 'null' }] },
@@ -42,7 +43,7 @@ export const getCallTool = defineTool({
   name: 'get_call',
   title: 'Show one call',
   description:
-    'Show one recorded execution (call) whole: its node, status, start, end and duration (serverMs: the server\'s time; heldMs: held at the debugger\'s breakpoints; waitedMs: what the client waited), what the debugger changed (changed: an answer injected, an abort or a retry, by whom, and the server\'s own answer it replaced: an injected output is not the server\'s), its input (the request params), its output (the result) and its error (name, message, JSON-RPC code, data), ' +
+    'Show one recorded execution (call) whole: its node, status, start, end and duration (serverMs: the server\'s time; heldMs: held at the debugger\'s breakpoints; waitedMs: what the client waited), what the debugger changed (changed: an answer injected, an abort or a retry, by whom, and the server\'s own answer it replaced: an injected output is not the server\'s), who had the debugger send it (sentBy: a call made with Send again, for viewer, api or graphmind mcp, is not the host\'s and its answer never reached the host; null for the host\'s own calls), its input (the request params), its output (the result) and its error (name, message, JSON-RPC code, data), ' +
     'plus its own lines (lines: what the server printed on stderr, or as noise on stdout, while it was the only call in flight) and the log lines (server stderr) written while it ran (logsDuring). ' +
     `Each value is capped at maxChars characters (default and most ${VALUE_CHARS}); a cut value ends with "… [truncated, N more characters]" and is listed in truncated. ` +
     'Take runId and instanceId from list_calls, get_run or find_problems. ' +
@@ -61,6 +62,7 @@ export const getCallTool = defineTool({
     }
     const call = callDetail(run, instance, input.maxChars);
     const lines = [
+      ...(call.sentBy === null ? [] : [`SENT BY THE DEBUGGER, NOT THE HOST: ${sentSummary(call.sentBy)}`]),
       ...(call.changed === null ? [] : [`CHANGED BY THE DEBUGGER: ${call.changed.summary}`]),
       ...(serverAnswerLine(call.changed) === '' ? [] : [serverAnswerLine(call.changed)]),
       `input: ${call.input === undefined ? '(none recorded)' : preview(call.input, 600)}`,

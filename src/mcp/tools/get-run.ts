@@ -8,6 +8,7 @@ import { argsOf, runId } from '../args.js';
 import { durationMs, runOverview, type RunOverview } from '../run-views.js';
 import { anything, arrayOf, errorRow, from, integer, integerOrNull, logRow, nodeStatus, object, runSummaryProperties, string, stringOrNull } from '../schemas.js';
 import { renderText } from '../render.js';
+import { sentLabel } from '../call-change.js';
 import { defineTool, requireRun, UNTRUSTED } from '../tool.js';
 import { RUN_ERRORS, RUN_LOG_TAIL, RUN_NODES } from '../limits.js';
 
@@ -49,7 +50,7 @@ function renderOverview(view: RunOverview): string {
     `${run.counts.calls} calls on ${run.counts.nodes} nodes, ${run.counts.errors} failed, ${run.counts.open} open, ${run.counts.logLines} log lines`;
   const lines = [
     ...view.nodes.map((node) => `${'  '.repeat(node.depth)}${node.nodeId} [${node.status}] ${node.calls} call(s)${node.errors > 0 ? `, ${node.errors} failed` : ''}${node.open > 0 ? `, ${node.open} open` : ''}`),
-    ...view.errors.map((error) => `error ${error.instanceId} on ${error.nodeId}: ${error.name}${error.code === null ? '' : ` ${error.code}`}: ${error.message}`),
+    ...view.errors.map((error) => `error ${error.instanceId} on ${error.nodeId}${error.sentBy === undefined ? '' : ` (${sentLabel(error.sentBy)})`}: ${error.name}${error.code === null ? '' : ` ${error.code}`}: ${error.message}`),
     ...view.logTail.slice(-5).map((log) => `log ${log.at} ${log.stream}: ${log.text}`),
   ];
   return renderText(head, lines);
@@ -61,7 +62,7 @@ export const getRunTool = defineTool({
   title: 'Show one run',
   description:
     'Show one recorded run compactly: its summary and metadata (server command, protocol version, client and server info), ' +
-    `the node tree (the session, the protocol card, one node per tool/resource/prompt) with per-node call, error and open counts and the slowest call, the first ${RUN_ERRORS} errors (session failures first), ` +
+    `the node tree (the session, the protocol card, one node per tool/resource/prompt) with per-node call, error and open counts and the slowest call, the first ${RUN_ERRORS} errors (session failures first; sentBy on one the debugger sent itself with Send again, not the host), ` +
     `and the last ${RUN_LOG_TAIL} log lines (server stderr). At most ${RUN_NODES} nodes are listed. ` +
     'Use it after list_runs or find_problems; then list_calls (a node\'s calls), get_call (one call whole) or search_logs (stderr). ' +
     UNTRUSTED,

@@ -9,7 +9,7 @@ import { DEFAULT_PAGE_ROWS, MAX_PAGE_ROWS, PREVIEW_CHARS, RESULT_CHARS } from '.
 import { pageOf, queryKey } from '../paging.js';
 import { nextPageLine, rangeText, renderText } from '../render.js';
 import { callRow } from '../run-views.js';
-import { changeSchema, timeSplitSchema, timeText } from '../call-change.js';
+import { changeSchema, sentLabel, timeSplitSchema, timeText } from '../call-change.js';
 import { arrayOf, from, integerOrNull, nodeStatus, numberOrNull, object, paging, string, stringOrNull } from '../schemas.js';
 import { defineTool, requireRun, UNTRUSTED } from '../tool.js';
 
@@ -23,6 +23,7 @@ const callRowSchema = object(
     durationMs: numberOrNull,
     ...timeSplitSchema,
     changed: changeSchema,
+    sentBy: stringOrNull,
     input: string,
     output: string,
     error: { anyOf: [object({ name: string, message: string, code: integerOrNull }), { type: 'null' }] },
@@ -36,7 +37,8 @@ export const listCallsTool = defineTool({
   title: 'List the calls of a run',
   description:
     'List the executions (calls) recorded in one run, in the order they started: instanceId, node, status, timing (serverMs: the server\'s time; heldMs: held at the debugger\'s breakpoints; waitedMs: what the client waited), ' +
-    'what the debugger changed (changed: an injected answer, an abort or a retry and who decided it; an injected output is the debugger\'s, not the server\'s), and one-line previews ' +
+    'what the debugger changed (changed: an injected answer, an abort or a retry and who decided it; an injected output is the debugger\'s, not the server\'s), ' +
+    'who had the debugger send the call itself (sentBy: a call made with Send again, for viewer, api or graphmind mcp; not the host\'s call, and the host never got its answer; null for the host\'s own calls), and one-line previews ' +
     `(${PREVIEW_CHARS} characters) of the input (request params), the output (result) and the error. ` +
     'Filter by nodeId (e.g. "tool:search", as get_run lists them) or status ("error" for the failures). Use get_call with an instanceId for the whole call. ' +
     `Paged: ${DEFAULT_PAGE_ROWS} calls unless limit says otherwise; pass nextCursor back as cursor for more. ${UNTRUSTED}`,
@@ -64,6 +66,7 @@ export const listCallsTool = defineTool({
     const lines = rows.map(
       (row) =>
         `${row.instanceId} ${row.nodeId} [${row.status}]${row.waitedMs === null ? '' : ` ${timeText(row)}`}` +
+        (row.sentBy === null ? '' : ` [${sentLabel(row.sentBy)}]`) +
         (row.changed === null ? '' : ` [${row.changed.label}]`) +
         (row.error !== null ? ` ${row.error.name}: ${row.error.message}` : row.output !== undefined ? ` → ${row.output}` : ''),
     );
