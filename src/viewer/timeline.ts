@@ -12,6 +12,7 @@ import { clickable, el, setAttr, tickTimes } from './dom.js';
 import { callMatches, finding, isCall, logMatches, words, type FindQuery } from './find.js';
 import { clock, cut, plural, preview } from './format.js';
 import { isRestartLine } from './restarts.js';
+import { sentByBadge } from './send-again.js';
 import { SESSION_NODE_ID, STDOUT_NOISE_NODE_ID, shownState, type RunModel, type TimelineItem } from './run-model.js';
 import type { Store } from './store.js';
 import { VirtualList } from './virtual-list.js';
@@ -196,6 +197,9 @@ export class Timeline {
       const id = requestIdChip(hold);
       if (id !== null) text.append(' ', id);
       if (hold !== undefined) text.append(' ', el('span', { class: `held-badge${hold.givenUp === undefined ? '' : ' given-up'}`, text: holdBadge(hold), title: hold.givenUp }));
+      // A call the debugger sent (Send again) is not the client's: marked as in its detail.
+      const sent = sentByBadge(instance);
+      if (sent !== null) text.append(' ', sent);
       const change = changeBadge(instance);
       if (change !== null) text.append(' ', change);
       const tries = instance.attempts?.length ?? 0;

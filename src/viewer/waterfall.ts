@@ -18,6 +18,7 @@ import { callMatches, finding, isCall, words, type FindQuery } from './find.js';
 import { clock, cut, duration } from './format.js';
 import type { RunModel } from './run-model.js';
 import type { Store } from './store.js';
+import { sentByBadge } from './send-again.js';
 import { heldByInstance, nextErrorIndex } from './timeline.js';
 import { VirtualList } from './virtual-list.js';
 
@@ -239,7 +240,7 @@ export class Waterfall {
     bar.style.width = `${((right - left) * 100).toFixed(3)}%`;
   }
 
-  /** A bar's parts: the server's time, and the time held before and after it (see bar-parts.ts). */
+  /** A bar's parts: the server's time, and the time held where it was (before, between a Retry's attempts, after; see bar-parts.ts). */
   #parts(bar: HTMLElement, instance: Instance, view: CallView): void {
     if (view.waitingSince !== undefined || view.took === undefined || view.heldMs <= 0) return;
     const parts = barParts(instance);
@@ -303,7 +304,7 @@ export class Waterfall {
     const row = el(
       'div',
       { class: `wf-row state-${view.state}${this.store.activeInstance === instance.instanceId ? ' active' : ''}`, title: tip },
-      el('span', { class: 'wf-name', title: name }, changeBadge(instance, true), el('span', { class: 'wf-label', text: cut(label, 60) }), ' ', el('span', { class: 'muted', text: instance.instanceId })),
+      el('span', { class: 'wf-name', title: name }, sentByBadge(instance), changeBadge(instance, true), el('span', { class: 'wf-label', text: cut(label, 60) }), ' ', el('span', { class: 'muted', text: instance.instanceId })),
       el('span', { class: 'wf-track' }, bar),
       took,
     );
