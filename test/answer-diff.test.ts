@@ -125,6 +125,10 @@ t.test('answerPairs: which answers are set side by side', async (t) => {
   t.same(answerValue({ status: 'error', output: { isError: true }, error: { name: 'ToolError', message: 'x' } }), { isError: true }, 'a failed tool result shows as the result the host got');
 });
 
+/** An earlier answer of a retried call: it came at `ended` ms and was dropped at `retried` ms, when the request went again. */
+const retry = (ended: number, retried: number): NonNullable<Instance['attempts']>[number] => ({ status: 'ok', output: 'earlier', endedAt: at(ended), retriedAt: at(retried) });
+const retriedBy: Instance['changed'] = { action: 'retry', gate: 'after', by: 'viewer', at: at(3000), holdId: 'h' };
+
 t.test('barParts: the server\'s time and the time held, in place along the bar', async (t) => {
   const table: Array<[string, Instance, Array<[string, number]>]> = [
     ['never held: one bar, no parts', call({}), []],
@@ -138,6 +142,16 @@ t.test('barParts: the server\'s time and the time held, in place along the bar',
       changed: { action: 'inject', gate: 'after', by: 'viewer', at: at(4000), holdId: 'h', server: { status: 'ok', endedAt: at(1000) } },
     }), [['server', 0.25], ['held', 0.75]]],
     ['injected at the before gate: all of it held', call({ endedAt: at(2000), heldMs: 2000, changed: { action: 'inject', gate: 'before', by: 'api', at: at(2000), holdId: 'h' } }), [['held', 1]]],
+    // A Retry: the first answer came at 1 s and was held until the request went again at 3 s; the second answer came at 4 s.
+    ['a Retry: the hold sits between the attempts, not at the start', call({ endedAt: at(4000), heldMs: 2000, attempts: [retry(1000, 3000)], changed: retriedBy }), [['server', 0.25], ['held', 0.5], ['server', 0.25]]],
+    ['a Retry held at the before gate too: that part at the start, the rest between', call({ endedAt: at(4000), heldMs: 2500, attempts: [retry(1000, 3000)], changed: retriedBy }), [['held', 0.125], ['server', 0.125], ['held', 0.5], ['server', 0.25]]],
+    ['retried twice: a hold between each two attempts', call({ endedAt: at(4000), heldMs: 2000, attempts: [retry(1000, 2000), retry(2500, 3500)], changed: retriedBy }), [
+      ['server', 0.25], ['held', 0.25], ['server', 0.125], ['held', 0.25], ['server', 0.125],
+    ]],
+    ['a Retry whose second answer was held at the after gate and went on', call({ endedAt: at(3000), deliveredAt: at(4000), heldMs: 2000, attempts: [retry(1000, 2000)], changed: retriedBy }), [
+      ['server', 0.25], ['held', 0.25], ['server', 0.25], ['held', 0.25],
+    ]],
+    ['a Retry sent again at once (nothing held between): one server part', call({ endedAt: at(4000), heldMs: 1000, attempts: [retry(2000, 2000)], changed: retriedBy }), [['held', 0.25], ['server', 0.75]]],
   ];
   for (const [name, instance, parts] of table) t.same(barParts(instance).map((part) => [part.kind, Number(part.share.toFixed(4))]), parts, name);
 });

@@ -175,7 +175,8 @@ t.test('a Retry: attempt 1 beside attempt 2, and the held time apart', async (t)
   t.equal(await bar.locator('.changed-badge').textContent(), 'retried', 'the waterfall row has the badge');
   t.equal(await bar.locator('.wf-dur').textContent(), '502 ms', 'its time column: the server\'s 502 ms, not the 3.5 s the client waited');
   const parts = await bar.locator('.wf-bar.split .wf-part').evaluateAll((els) => els.map((el) => `${el.className}:${(el as unknown as { style: { width: string } }).style.width}`));
-  t.same(parts, ['wf-part wf-held:85.665%', 'wf-part wf-server:14.335%'], 'its bar: 3,000 of 3,502 ms held, the server\'s 502 ms apart');
+  // Where the hold was: between the first answer (200 ms in) and the request sent again, then the second attempt's 302 ms.
+  t.same(parts, ['wf-part wf-server:5.711%', 'wf-part wf-held:85.665%', 'wf-part wf-server:8.624%'], 'its bar: the first attempt\'s 200 ms, the 3,000 ms held between the attempts, the second attempt\'s 302 ms');
   t.equal(await page.locator('.wf-row[data-instance-id="mcp_3"] .wf-bar.split').count(), 0, 'a call never held is one bar');
   const order = () => page.locator('.waterfall .wf-row').evaluateAll((els) => els.map((el) => el.getAttribute('data-instance-id')));
   t.same(await order(), ['mcp_2', 'mcp_3', 'mcp_4'], 'in start order');
