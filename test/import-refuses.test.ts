@@ -9,10 +9,11 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { retentionNotice, trimmedByNextStart } from '../src/cli/import-retention.js';
+import { importedKind, retentionNotice, runsByKind, trimmedByNextStart, type KindCounts } from '../src/cli/import-retention.js';
+import type { RetentionKind } from '../src/server/run-order.js';
 import { CLI, NO_DEBUGGER_PORT } from './helpers/cli.js';
 import { tempDir } from './helpers/graph.js';
-import { startServe } from './helpers/serve.js';
+import { eventually, startServe } from './helpers/serve.js';
 
 /** Run `graphmind import <args>` with `input` on stdin (or none); its exit code, output and how long it took. */
 async function importing(args: readonly string[], input?: string | Buffer): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
@@ -33,10 +34,10 @@ async function importing(args: readonly string[], input?: string | Buffer): Prom
   return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), ms: Date.now() - started };
 }
 
-/** A whole, finished run log of `runId`, started at `t`. */
-function runLog(runId: string, t = 1_700_000_000_000): string {
+/** A whole, finished run log of `runId`, started at `t`, recorded by `source`. */
+function runLog(runId: string, t = 1_700_000_000_000, source = 'mcp-proxy'): string {
   return [
-    { type: 'run.started', runId, seq: 1, t, name: `run ${runId}`, source: 'mcp-proxy', meta: {} },
+    { type: 'run.started', runId, seq: 1, t, name: `run ${runId}`, source, meta: {} },
     { type: 'run.finished', runId, seq: 2, t: t + 1, status: 'ok' },
   ]
     .map((event) => `${JSON.stringify(event)}\n`)
@@ -101,18 +102,53 @@ t.test('a debugger that answers 413 is named with its --max-body', async (t) => 
 });
 
 t.test('retention, as a playbook', async (t) => {
-  const rows: Array<[number, number, number]> = [
-    [0, 200, 0],
-    [198, 200, 0],
-    [199, 200, 0],
-    [200, 200, 1],
-    [250, 200, 51],
-    [1, 1, 1],
+  const only = (session: number, adapter = 0) => ({ session, adapter });
+  const rows: Array<[string, KindCounts, RetentionKind, number, number]> = [
+    ['empty', only(0), 'session', 200, 0],
+    ['room for one more', only(198), 'session', 200, 0],
+    ['the last place', only(199), 'session', 200, 0],
+    ['full', only(200), 'session', 200, 1],
+    ['over', only(250), 'session', 200, 51],
+    ['--max-runs 1', only(1), 'session', 1, 1],
+    // Counted per kind, as serve counts them: a busy adapter does not make a session import trim, nor the reverse.
+    ['a session, 500 adapter runs beside 3 sessions', only(3, 500), 'session', 200, 0],
+    ['an adapter run, 500 sessions beside 3 adapter runs', only(500, 3), 'adapter', 200, 0],
+    ['an adapter run into a full adapter history', only(3, 200), 'adapter', 200, 1],
+    ['a session into full sessions, adapter runs beside', only(4, 7), 'session', 4, 1],
   ];
-  for (const [here, max, trimmed] of rows) t.equal(trimmedByNextStart(here, max), trimmed, `${here} runs here, --max-runs ${max}: the next start deletes ${trimmed}`);
-  t.equal(retentionNotice('/d', 10, 200, false), undefined, 'room: nothing to say');
-  t.match(retentionNotice('/d', 200, 200, false), { refuse: true, line: /^\/d holds 200 runs and --max-runs is 200: with this one the next graphmind serve deletes the 1 oldest .*nothing was imported\. Give --allow-trim/ });
-  t.match(retentionNotice('/d', 200, 200, true), { refuse: false, line: /deletes the 1 oldest .*\(--allow-trim\)$/ });
+  for (const [name, here, kind, max, trimmed] of rows) t.equal(trimmedByNextStart(here, kind, max), trimmed, `${name}: the next start deletes ${trimmed}`);
+  t.equal(retentionNotice('/d', only(10), 'session', 200, false), undefined, 'room: nothing to say');
+  t.equal(retentionNotice('/d', only(3, 500), 'session', 200, false), undefined, 'room among sessions, however many adapter runs: nothing to say');
+  t.match(retentionNotice('/d', only(200), 'session', 200, false), { refuse: true, line: /^\/d holds 200 runs and --max-runs is 200: with this one the next graphmind serve deletes the 1 oldest .*nothing was imported\. Give --allow-trim/ });
+  t.match(retentionNotice('/d', only(200), 'session', 200, true), { refuse: false, line: /deletes the 1 oldest .*\(--allow-trim\)$/ });
+  t.equal(
+    retentionNotice('/d', only(4, 7), 'session', 4, false)?.line,
+    '/d holds 11 runs, 4 of them sessions like this one (the 7 adapter runs are counted apart), and --max-runs is 4: with this one the next graphmind serve deletes the 1 oldest session (this run among them if it is older than the rest); nothing was imported. Give --allow-trim to import it anyway, or a larger --max-runs to import and to serve',
+    'with runs of the other kind: the numbers of this kind, the other named as counted apart',
+  );
+  t.equal(
+    retentionNotice('/d', only(1, 3), 'adapter', 2, true)?.line,
+    '/d holds 4 runs, 3 of them adapter runs like this one (the 1 session is counted apart), and --max-runs is 2: with this one the next graphmind serve deletes the 2 oldest adapter runs (this run among them if it is older than the rest) (--allow-trim)',
+  );
+  t.equal(importedKind([{ type: 'run.started', runId: 'r', seq: 1, t: 1, name: 'tools/call:x', source: 'mcp-adapter', meta: {} }]), 'adapter', 'an adapter run\'s log: the adapter kind');
+  t.equal(importedKind([{ type: 'run.started', runId: 'r', seq: 1, t: 1, name: 'node s.js', source: 'mcp-proxy', meta: {} }]), 'session', 'a proxy session\'s: a session');
+});
+
+t.test('runsByKind: what the next start loads, per kind, segments included', async (t) => {
+  const dir = join(work, 'kinds');
+  mkdirSync(join(dir, 'runs', 'segments'), { recursive: true });
+  for (let i = 0; i < 3; i++) writeFileSync(join(dir, 'runs', `run_s_${i}.jsonl`), runLog(`run_s_${i}`));
+  // An adapter run with a log of its own (it outgrew its segment), one whose first line is not its start (replayed whole), and a log that is no run.
+  writeFileSync(join(dir, 'runs', 'run_a_own.jsonl'), runLog('run_a_own', 1_700_000_000_000, 'mcp-adapter'));
+  writeFileSync(join(dir, 'runs', 'run_a_late.jsonl'), `{"damaged"\n${runLog('run_a_late', 1_700_000_000_000, 'mcp-adapter')}`);
+  writeFileSync(join(dir, 'runs', 'run_broken.jsonl'), 'not a run\n');
+  // A segment of five adapter runs: one dropped by --max-runs, one with a log of its own (counted once), one the import brings.
+  const segmentRuns = ['run_a_1', 'run_a_2', 'run_a_dropped', 'run_a_own', 'run_a_incoming'];
+  writeFileSync(join(dir, 'runs', 'segments', '00000001.seg'), segmentRuns.map((id, i) => runLog(id, 1_700_000_000_000 + i, 'mcp-adapter')).join(''));
+  writeFileSync(join(dir, 'runs', 'segments', '00000001.dropped'), 'run_a_dropped\n');
+  t.same(runsByKind(dir), { session: 3, adapter: 5 }, 'sessions: 3 logs; adapter runs: 2 logs of their own and 3 segment runs');
+  t.same(runsByKind(dir, 'run_a_incoming'), { session: 3, adapter: 4 }, 'the run being imported is not counted where a segment keeps it: its log will be the one loaded');
+  t.same(runsByKind(join(work, 'no-such-dir')), { session: 0, adapter: 0 }, 'no runs folder: none');
 });
 
 t.test('into a data directory the next start would trim: refused unless --allow-trim', async (t) => {
@@ -147,4 +183,48 @@ t.test('into a data directory the next start would trim: refused unless --allow-
     1,
     'and the one it deleted is an imported run, the oldest, as the warning said it could be',
   );
+});
+
+t.test('counted per kind as serve counts them, segment runs included', async (t) => {
+  const busy = join(work, 'busy');
+  mkdirSync(join(busy, 'runs', 'segments'), { recursive: true });
+  for (let i = 0; i < 2; i++) writeFileSync(join(busy, 'runs', `run_sess_${i}.jsonl`), runLog(`run_sess_${i}`, 1_800_000_000_000 + i));
+  for (let i = 0; i < 2; i++) writeFileSync(join(busy, 'runs', `run_adap_${i}.jsonl`), runLog(`run_adap_${i}`, 1_800_000_000_100 + i, 'mcp-adapter'));
+  writeFileSync(join(busy, 'runs', 'segments', '00000001.seg'), runLog('run_adap_seg', 1_800_000_000_200, 'mcp-adapter') + runLog('run_adap_gone', 1_800_000_000_201, 'mcp-adapter'));
+  writeFileSync(join(busy, 'runs', 'segments', '00000001.dropped'), 'run_adap_gone\n');
+  const into = ['--port', String(NO_DEBUGGER_PORT), '--data-dir', busy, '--max-runs', '3'];
+
+  // Two sessions here: a third fits, whatever the adapter's runs (counted together, the four logs would have refused it).
+  const session = join(work, 'busy-session.jsonl');
+  writeFileSync(session, runLog('run_sess_new', 1_700_000_000_000));
+  const written = await importing([session, ...into]);
+  t.equal(written.code, 0, `a session with room among sessions: written (${written.stderr})`);
+  t.equal(written.stderr, '', 'and nothing to warn of');
+
+  // Three adapter runs here (two logs of their own and one in a segment; the dropped one is not loaded): a fourth trims one.
+  const adapter = join(work, 'busy-adapter.jsonl');
+  writeFileSync(adapter, runLog('run_adap_new', 1_700_000_000_000, 'mcp-adapter'));
+  const refused = await importing([adapter, ...into]);
+  t.equal(refused.code, 1);
+  t.equal(
+    refused.stderr,
+    `graphmind import: ${busy} holds 6 runs, 3 of them adapter runs like this one (the 3 sessions are counted apart), and --max-runs is 3: with this one the next graphmind serve deletes the 1 oldest adapter run (this run among them if it is older than the rest); nothing was imported. Give --allow-trim to import it anyway, or a larger --max-runs to import and to serve\n`,
+    'the refusal counts the segment run and names the numbers of its kind',
+  );
+  t.notOk(existsSync(join(busy, 'runs', 'run_adap_new.jsonl')), 'nothing was written');
+  const allowed = await importing([adapter, ...into, '--allow-trim']);
+  t.equal(allowed.code, 0, allowed.stderr);
+
+  // What it said is what serve does: three of each kind kept, the imported adapter run (the oldest of its kind) deleted.
+  const served = await startServe(['--max-runs', '3'], {}, { dataDir: busy });
+  t.teardown(() => served.stop());
+  const list = async () => (await (await fetch(`http://127.0.0.1:${served.port}/api/runs`, { headers: { authorization: `Bearer ${served.token}` } })).json()) as Array<{ runId: string; source: string }>;
+  // The runs load in the background, and retention runs once they are all in: polled until the list is settled at six.
+  const listed = await eventually(async () => {
+    const runs = await list();
+    return runs.length === 6 && !runs.some((run) => run.runId === 'run_adap_new') ? runs : undefined;
+  }, 10_000, 'serve to load the runs and trim to --max-runs per kind');
+  const ids = (source: string) => listed.filter((run) => (run.source === 'mcp-adapter') === (source === 'mcp-adapter')).map((run) => run.runId).sort();
+  t.same(ids('mcp-proxy'), ['run_sess_0', 'run_sess_1', 'run_sess_new'], 'every session kept');
+  t.same(ids('mcp-adapter'), ['run_adap_0', 'run_adap_1', 'run_adap_seg'], 'three adapter runs kept: the oldest, just imported, deleted as warned');
 });

@@ -5,7 +5,7 @@ import { defaultDataDir } from '../report/config.js';
 import { debuggerPort, PORT_FLAG_HELP, portFlagProblem } from './debugger-port.js';
 import type { ImportedLog } from '../export/import-run.js';
 import { DEFAULT_IMPORT_MAX_BYTES, openImportSource, readImportSource } from './import-source.js';
-import { DEFAULT_MAX_RUNS, retentionNotice, runLogsIn } from './import-retention.js';
+import { DEFAULT_MAX_RUNS, importedKind, retentionNotice, runsByKind } from './import-retention.js';
 
 /** Parsed `import` flags. */
 export interface ImportFlags {
@@ -137,7 +137,8 @@ async function writeIntoDataDir(flags: ImportFlags, dataDir: string, read: Impor
   const dir = join(dataDir, 'runs');
   const file = join(dir, `${log.runId}.jsonl`);
   if (existsSync(file)) return fail(`${file} exists: a run with this id is in ${dataDir} already (use --new-id to keep both)`);
-  const notice = retentionNotice(dataDir, runLogsIn(dataDir), flags['max-runs'], flags['allow-trim']);
+  // Counted per kind, as serve's --max-runs counts them: the adapter's runs apart from sessions.
+  const notice = retentionNotice(dataDir, runsByKind(dataDir, log.runId), importedKind(log.events), flags['max-runs'], flags['allow-trim']);
   if (notice?.refuse === true) return fail(notice.line);
   let fd: number;
   try {

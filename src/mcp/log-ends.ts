@@ -14,7 +14,7 @@
  * @module
  */
 import { readSync } from 'node:fs';
-import type { RunEvent } from '../protocol/ingest.js';
+import type { RunEvent, RunStartedEvent } from '../protocol/ingest.js';
 import type { RunSummary } from '../protocol/run-model.js';
 import { isoTime } from '../protocol/run-replay.js';
 import { eventsOfLine } from '../export/read-run-log.js';
@@ -28,18 +28,38 @@ const NEWLINE = 0x0a;
 let shared: Buffer | undefined;
 
 /**
+ * The `run.started` that named run `runId`, from the first line of the log
+ * open at `fd` (`size` bytes long), or undefined when that line is not one
+ * (or is longer than {@link END_BYTES}). Also how many bytes of the log's
+ * head it read into the shared buffer. Reading errors are thrown.
+ */
+function readHead(fd: number, size: number, runId: string): { first: RunStartedEvent | undefined; headBytes: number; buffer: Buffer } {
+  const buffer = (shared ??= Buffer.allocUnsafe(2 * END_BYTES));
+  if (size === 0) return { first: undefined, headBytes: 0, buffer };
+  const headBytes = readFully(fd, buffer, 0, Math.min(size, END_BYTES), 0);
+  const head = firstLine(buffer.subarray(0, headBytes), headBytes === size);
+  const first = head === undefined ? undefined : eventsOfLine(head, runId)?.[0];
+  return { first: first !== undefined && first.type === 'run.started' && first.seq !== 0 ? first : undefined, headBytes, buffer };
+}
+
+/**
+ * The `run.started` that named run `runId` (its name, source and start),
+ * read from the first line of the log open at `fd` (`size` bytes long, as
+ * its fstat said) alone; undefined when that line does not settle it (the
+ * caller replays the log). Reading errors are thrown to the caller.
+ */
+export function startFromHead(fd: number, size: number, runId: string): RunStartedEvent | undefined {
+  return readHead(fd, size, runId).first;
+}
+
+/**
  * The summary of run `runId` from the log open at `fd` (`size` bytes
  * long, as its fstat said), or undefined when its ends do not settle it.
  * Reading errors are thrown to the caller.
  */
 export function summaryFromEnds(fd: number, size: number, runId: string): RunSummary | undefined {
-  if (size === 0) return undefined;
-  const buffer = (shared ??= Buffer.allocUnsafe(2 * END_BYTES));
-  const headBytes = readFully(fd, buffer, 0, Math.min(size, END_BYTES), 0);
-  const head = firstLine(buffer.subarray(0, headBytes), headBytes === size);
-  if (head === undefined) return undefined;
-  const first = eventsOfLine(head, runId)?.[0];
-  if (first === undefined || first.type !== 'run.started' || first.seq === 0) return undefined;
+  const { first, headBytes, buffer } = readHead(fd, size, runId);
+  if (first === undefined) return undefined;
   let tailBytes: Buffer;
   if (size <= END_BYTES) {
     tailBytes = buffer.subarray(0, headBytes);
