@@ -13,32 +13,42 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIGS, median, startTarget } from './driver.mjs';
 
-const GRAPHMIND = fileURLToPath(new URL('../dist/cli/graphmind.js', import.meta.url));
+// BENCH_GRAPHMIND: another build's dist/cli/graphmind.js, to compare two builds on the same bench.
+const GRAPHMIND = process.env.BENCH_GRAPHMIND ?? fileURLToPath(new URL('../dist/cli/graphmind.js', import.meta.url));
 const CALLS = 10_000;
 const ROUNDS = 5;
 
-/** A run log of CALLS echo calls as graphmind mcp-proxy records them (started, then finished). */
-function writeRun(file) {
+/**
+ * A run log of `calls` echo calls (`m0` … `m<calls>`) as graphmind mcp-proxy records them (started,
+ * then finished), after an `initialize` answered with `initialized`, and with a last call `read whole`
+ * when `last` is set.
+ */
+export function writeRun(file, { calls = CALLS, initialized = { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'echo', version: '1' } }, last = true } = {}) {
   const runId = 'run_bench_replay';
   let seq = 0;
   const t = Date.now();
   const line = (event) => JSON.stringify({ ...event, runId, seq: ++seq, t: t + seq });
   const lines = [line({ type: 'run.started', name: 'node echo-server.mjs', source: 'mcp-proxy', meta: {} })];
   const init = { nodeId: 'mcp:initialize', kind: 'custom', parent: 'mcp:protocol', label: 'initialize' };
-  lines.push(line({ type: 'instance.started', instanceId: 'mcp_1', node: init, input: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }));
-  lines.push(line({ type: 'instance.finished', instanceId: 'mcp_1', output: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'echo', version: '1' } } }));
+  lines.push(line({ type: 'instance.started', instanceId: 'mcp_1', node: init, input: INITIALIZE_PARAMS }));
+  lines.push(line({ type: 'instance.finished', instanceId: 'mcp_1', output: initialized }));
   const node = { nodeId: 'tool:echo', kind: 'tool', parent: 'mcp:session', label: 'echo' };
-  for (let i = 0; i <= CALLS; i++) {
+  for (let i = 0; i <= calls; i++) {
     const text = `m${i}`;
     lines.push(line({ type: 'instance.started', instanceId: `mcp_${i + 2}`, node, input: { name: 'echo', arguments: { text } } }));
     lines.push(line({ type: 'instance.finished', instanceId: `mcp_${i + 2}`, output: { content: [{ type: 'text', text }] } }));
   }
-  // The last call: once it is answered, the replay has read the whole run.
-  lines.push(line({ type: 'instance.started', instanceId: 'mcp_last', node, input: { name: 'echo', arguments: { text: 'read whole' } } }));
-  lines.push(line({ type: 'instance.finished', instanceId: 'mcp_last', output: { content: [{ type: 'text', text: 'read whole' }] } }));
+  if (last) {
+    // The last call: once it is answered, the replay has read the whole run.
+    lines.push(line({ type: 'instance.started', instanceId: 'mcp_last', node, input: { name: 'echo', arguments: { text: 'read whole' } } }));
+    lines.push(line({ type: 'instance.finished', instanceId: 'mcp_last', output: { content: [{ type: 'text', text: 'read whole' }] } }));
+  }
   lines.push(line({ type: 'run.finished', status: 'ok' }));
   writeFileSync(file, `${lines.join('\n')}\n`);
 }
+
+/** The recorded `initialize` params of {@link writeRun}'s run. */
+export const INITIALIZE_PARAMS = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } };
 
 /** Once both answer (the replay has read its whole run), all CALLS calls written at once (in chunks of 1,000 frames); calls per second. */
 async function pipelined(key) {

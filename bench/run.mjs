@@ -14,6 +14,8 @@
 //   BENCH_ONLY=http  only graphmind http-proxy against a direct connection (also run by default)
 //   BENCH_ONLY=otlp  only D against a serve streaming to a dead or slow OTLP receiver (also run by default)
 //   BENCH_ONLY=export  only a 1 GB run exported as HAR (bench/export.mjs; also run by default)
+//   BENCH_ONLY=verify only graphmind verify of a 2,000-call run against the same calls through mcp-proxy
+//                    (bench/verify.mjs; also run by default)
 //   BENCH_ONLY=mcp   only graphmind mcp's first find_problems over 10,000 runs on disk (bench/mcp.mjs; also run by default)
 //   BENCH_ONLY=start only the start figure: serve over 10,000 and 100,000 runs on disk (time to health, time
 //                    to every run listed, RSS) and serve's CPU per adapter run (bench/start.mjs; also run by default)
@@ -50,7 +52,7 @@ function warmupMs(name) {
 }
 const SEQ_WARMUP_MS = warmupMs('BENCH_SEQ_WARMUP_MS');
 const ONLY = process.env.BENCH_ONLY ?? '';
-const BENCH_NAMES = ['proxy', 'adapter', 'restart', 'http', 'otlp', 'export', 'mcp', 'replay', 'start'];
+const BENCH_NAMES = ['proxy', 'adapter', 'restart', 'http', 'otlp', 'export', 'mcp', 'replay', 'verify', 'start'];
 if (ONLY !== '' && !BENCH_NAMES.includes(ONLY)) throw new Error(`BENCH_ONLY must be one of ${BENCH_NAMES.join(', ')}`);
 /** The adapter scenario: calls per run, warm-up per run (ms), and the SDK generations it runs. */
 const ADAPTER = QUICK ? { calls: 500, warmupMs: 200 } : { calls: 10000, warmupMs: 1000 };
@@ -163,6 +165,7 @@ async function main() {
     if (ONLY === '' || ONLY === 'export') for (const line of (await (await import('./export.mjs')).measure({ mb: QUICK ? 100 : 1024 })).lines) console.log(line);
     if (ONLY === '' || ONLY === 'mcp') await mcpBench.measure({ rounds: QUICK ? 1 : 3 });
     if (ONLY === '' || ONLY === 'replay') await (await import('./replay.mjs')).measureReplay(log); // graphmind replay of a 10,000-call run
+    if (ONLY === '' || ONLY === 'verify') await (await import('./verify.mjs')).measureVerify(log); // graphmind verify against the same calls through mcp-proxy
     if (ONLY === '' || ONLY === 'start') await measureStartFigures();
   } finally {
     log(`graphmind serve peak RSS during the bench: ${(peakRss(serve.pid) / 1024 / 1024).toFixed(1)} MiB`);

@@ -108,6 +108,8 @@ t.test('verdicts on two answers', async (t) => {
     ['ignore scoped to another tool', text('a'), text('b'), rules('tools/call:search $.result.content'), 'different', ['$.result.content[0].text']],
     ['isError flips, though ignored', text('a'), text('a', { isError: true }), rules('$.result.isError'), 'different', ['$.result.isError']],
     ['a result became an error', text('a'), { error: { code: -32000, message: 'x' } }, NO_RULES, 'different', ['$.error', '$.result']],
+    // Equal as JSON: same without the copies, whatever the rules (they cannot make two equal answers differ).
+    ['equal, deep _meta and key order aside, with ignores', text('a', { isError: true, _meta: { x: 1 } }), { result: { isError: true, content: [{ text: 'a', type: 'text', _meta: { y: 2 } }] } }, rules('$.result.content[0]', '$.result.isError'), 'same', []],
     ['none expected, none received', undefined, undefined, NO_RULES, 'same', []],
     ['expected, none received', text('a'), undefined, NO_RULES, 'missing', []],
     ['none expected, one received', undefined, text('a'), NO_RULES, 'extra', []],

@@ -2,7 +2,8 @@
 // Only small modules are loaded up front. An MCP host starts `mcp-proxy` once
 // per server, so that path reads its usual flags without yargs and never
 // loads the debugger's server; yargs and the serve command are loaded only
-// when they are needed, and the MCP SDK only by `mcp`.
+// when they are needed, and the MCP SDK only by `mcp`. `replay` and `verify`
+// (started by tests over and over) read their plain flags without yargs too.
 import { readFileSync } from 'node:fs';
 import type { HttpProxyFlags } from './http-proxy-command.js';
 import type { ExportFlags } from './export-command.js';
@@ -69,9 +70,16 @@ async function mcp(): Promise<void> {
   await runMcpCommand(flags as unknown as McpFlags, version);
 }
 
-/** `graphmind replay <run>`: its flags with yargs, then the command. */
+/** `graphmind replay <run>`: its flags (plain ones without yargs: a replay starts sooner), then the command. */
 async function replay(): Promise<void> {
-  const [{ default: yargs }, { replayFlags, runReplayCommand }] = await Promise.all([import('yargs'), import('./replay-command.js')]);
+  const command = await import('./replay-command.js');
+  const flags = command.plainReplayFlags(argv.slice(1)) ?? (await replayWithYargs(command.replayFlags));
+  await command.runReplayCommand(flags);
+}
+
+/** `replay`'s flags with yargs: help, version, unusual forms and their error messages. */
+async function replayWithYargs(replayFlags: typeof import('./replay-command.js').replayFlags): Promise<ReplayFlags> {
+  const { default: yargs } = await import('yargs');
   const flags = await yargs(argv.slice(1))
     .scriptName('graphmind replay')
     .command('$0 <run>', 'Serve a recorded run as the MCP server it recorded, without that server (stdio, or --http <port>)', replayFlags)
@@ -80,16 +88,23 @@ async function replay(): Promise<void> {
     .strict()
     .fail((message, error) => fail(`graphmind replay: ${message ?? error?.message}`))
     .parseAsync();
-  await runReplayCommand(flags as unknown as ReplayFlags);
+  return flags as unknown as ReplayFlags;
 }
 
-/** `graphmind verify <run> -- <server command…>`: its flags with yargs (the server's command is never parsed), then the command. */
+/** `graphmind verify <run> -- <server command…>`: its flags (plain ones without yargs; the server's command is never parsed), then the command. */
 async function verify(): Promise<void> {
-  const [{ default: yargs }, { verifyFlags, runVerifyCommand }] = await Promise.all([import('yargs'), import('./verify-command.js')]);
+  const command = await import('./verify-command.js');
   const rest = argv.slice(1);
   const dashes = rest.indexOf('--');
   const ours = dashes === -1 ? rest : rest.slice(0, dashes);
   const server = dashes === -1 ? [] : rest.slice(dashes + 1);
+  const flags = command.plainVerifyFlags(ours) ?? (await verifyWithYargs(ours, command.verifyFlags));
+  await command.runVerifyCommand(flags, server);
+}
+
+/** `verify`'s own flags with yargs: help, version, unusual forms and their error messages. */
+async function verifyWithYargs(ours: string[], verifyFlags: typeof import('./verify-command.js').verifyFlags): Promise<VerifyFlags> {
+  const { default: yargs } = await import('yargs');
   const flags = await yargs(ours)
     .scriptName('graphmind verify')
     .command('$0 <run>', 'Play a recorded run against a server and compare its answers with the recorded ones (graphmind verify <run> -- <server command…>, or --url <http url>)', verifyFlags)
@@ -98,7 +113,7 @@ async function verify(): Promise<void> {
     .strict()
     .fail((message, error) => fail(`graphmind verify: ${message ?? error?.message}`))
     .parseAsync();
-  await runVerifyCommand(flags as unknown as VerifyFlags, server);
+  return flags as unknown as VerifyFlags;
 }
 
 async function main(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import { defaultDataDir } from '../report/config.js';
 import { debuggerPort, PORT_FLAG_HELP, portFlagProblem } from './debugger-port.js';
+import { plainFlags, type FlagOptions } from './plain-flags.js';
 import { EXIT_USAGE } from './proxy-flags.js';
 import type { RepeatMode } from '../replay/answer-queue.js';
 import type { MatchMode } from '../replay/match.js';
@@ -18,25 +19,43 @@ export interface ReplayFlags {
   'data-dir'?: string;
 }
 
+/** The `replay` flags, in the order its help lists them: yargs and {@link plainFlags} read this one table. */
+export const REPLAY_OPTIONS = {
+  http: { type: 'number', describe: 'Serve Streamable HTTP at http://127.0.0.1:<port>/mcp (0: a free port) instead of stdio' },
+  match: { choices: ['params', 'sequence', 'strict'], default: 'params', describe: 'How a request finds its recorded call' },
+  repeat: { choices: ['error', 'last', 'cycle'], default: 'error', describe: 'What answers a request whose recorded answers were all used' },
+  'on-miss': { choices: ['error', 'hang'], default: 'error', describe: 'A request with no recorded answer: a -32096 error, or no answer at all' },
+  'as-sent-by-server': { type: 'boolean', default: false, describe: 'Answer with what the server sent, not what the host received (before the debugger changed it)' },
+  port: { type: 'number', describe: PORT_FLAG_HELP },
+  'data-dir': { type: 'string', describe: 'Where the token and the run logs are (default: GRAPHMIND_DATA_DIR or ~/.graphmind)' },
+} as const satisfies FlagOptions;
+
+/** What is wrong with parsed `replay` flags, in one line without the prefix, or undefined (yargs' check and the plain path alike). */
+export function replayFlagsProblem(argv: Record<string, unknown>): string | undefined {
+  if (typeof argv.run !== 'string' || argv.run === '') return 'give a run id, a run log file or a cassette';
+  const http = argv.http;
+  if (http !== undefined && (typeof http !== 'number' || !Number.isInteger(http) || http < 0 || http > 65535)) return '--http must be a port number (0-65535, 0 for a free one)';
+  const portProblem = portFlagProblem(argv.port as number | undefined);
+  if (portProblem !== undefined) return portProblem;
+  if (argv['data-dir'] !== undefined && argv['data-dir'] === '') return '--data-dir must not be empty';
+  return undefined;
+}
+
 /** The `replay` flags, for yargs. */
 export function replayFlags(yargs: Argv): Argv<ReplayFlags> {
-  return yargs
-    .positional('run', { type: 'string', describe: 'A run id, a run log file (.jsonl, or any path with a /), or an mcp-recorder cassette' })
-    .option('http', { type: 'number', describe: 'Serve Streamable HTTP at http://127.0.0.1:<port>/mcp (0: a free port) instead of stdio' })
-    .option('match', { choices: ['params', 'sequence', 'strict'] as const, default: 'params' as const, describe: 'How a request finds its recorded call' })
-    .option('repeat', { choices: ['error', 'last', 'cycle'] as const, default: 'error' as const, describe: "What answers a request whose recorded answers were all used" })
-    .option('on-miss', { choices: ['error', 'hang'] as const, default: 'error' as const, describe: 'A request with no recorded answer: a -32096 error, or no answer at all' })
-    .option('as-sent-by-server', { type: 'boolean', default: false, describe: 'Answer with what the server sent, not what the host received (before the debugger changed it)' })
-    .option('port', { type: 'number', describe: PORT_FLAG_HELP })
-    .option('data-dir', { type: 'string', describe: 'Where the token and the run logs are (default: GRAPHMIND_DATA_DIR or ~/.graphmind)' })
-    .check((argv) => {
-      if (typeof argv.run !== 'string' || argv.run === '') throw new Error('give a run id, a run log file or a cassette');
-      if (argv.http !== undefined && (!Number.isInteger(argv.http) || argv.http < 0 || argv.http > 65535)) throw new Error('--http must be a port number (0-65535, 0 for a free one)');
-      const portProblem = portFlagProblem(argv.port);
-      if (portProblem !== undefined) throw new Error(portProblem);
-      if (argv['data-dir'] !== undefined && argv['data-dir'] === '') throw new Error('--data-dir must not be empty');
-      return true;
-    }) as unknown as Argv<ReplayFlags>;
+  let parser: Argv = yargs.positional('run', { type: 'string', describe: 'A run id, a run log file (.jsonl, or any path with a /), or an mcp-recorder cassette' });
+  for (const [name, option] of Object.entries(REPLAY_OPTIONS)) parser = parser.option(name, option);
+  return parser.check((argv) => {
+    const problem = replayFlagsProblem(argv);
+    if (problem !== undefined) throw new Error(problem);
+    return true;
+  }) as unknown as Argv<ReplayFlags>;
+}
+
+/** `replay`'s arguments (after the command name) read without yargs when they are plain, else undefined (see {@link plainFlags}). */
+export function plainReplayFlags(args: readonly string[]): ReplayFlags | undefined {
+  const flags = plainFlags(args, 'run', REPLAY_OPTIONS);
+  return flags === undefined || replayFlagsProblem(flags) !== undefined ? undefined : (flags as unknown as ReplayFlags);
 }
 
 export { isRunPath } from './run-log-source.js';

@@ -2,6 +2,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { defaultDataDir } from '../report/config.js';
 import { debuggerPort, PORT_FLAG_HELP, portFlagProblem } from './debugger-port.js';
+import { plainFlags, type FlagOptions } from './plain-flags.js';
 import { EXIT_USAGE } from './proxy-flags.js';
 import type { RecordedAnswer, RecordedRun } from '../replay/recorded-run.js';
 import type { ReporterName } from '../replay/verify-report.js';
@@ -27,28 +28,45 @@ export const EXIT_SAME = 0;
 /** Exit code: a call answered differently, not at all, or unasked; or stdout noise. */
 export const EXIT_DIFFERENT = 1;
 
+/** The `verify` flags, in the order its help lists them: yargs and {@link plainFlags} read this one table. */
+export const VERIFY_OPTIONS = {
+  url: { type: 'string', describe: 'Verify the Streamable HTTP server at this URL (http://127.0.0.1:3000/mcp) instead of starting one' },
+  'as-sent-by-server': { type: 'boolean', default: false, describe: "Compare with the server's recorded answers, not what the host received" },
+  ignore: { type: 'string', array: true, default: [], describe: 'A JSONPath left out of the comparison ($.result.structuredContent.timestamp), optionally scoped: "tools/call:search $.result…"; repeatable' },
+  rules: { type: 'string', describe: 'A JSON file: { "ignore": [paths], "normalise": ["uuid", "date-time"] }' },
+  reporter: { choices: ['text', 'json', 'junit', 'tap'], default: 'text', describe: 'How the results are written on stdout' },
+  timeout: { type: 'number', default: 10_000, describe: 'How long one call may take, in milliseconds' },
+  update: { type: 'boolean', default: false, describe: 'Write the answers the server gives now into the run file (or -o <file>)' },
+  output: { alias: 'o', type: 'string', describe: 'With --update: write the re-blessed run here instead of over the run file' },
+  port: { type: 'number', requiresArg: true, describe: PORT_FLAG_HELP },
+  'data-dir': { type: 'string', describe: 'Where the token and the run logs are (default: GRAPHMIND_DATA_DIR or ~/.graphmind)' },
+} as const satisfies FlagOptions;
+
+/** What is wrong with parsed `verify` flags, in one line without the prefix, or undefined (yargs' check and the plain path alike). */
+export function verifyFlagsProblem(argv: Record<string, unknown>): string | undefined {
+  if (typeof argv.run !== 'string' || argv.run === '') return 'give a run id, a run log file or a cassette';
+  if (!Number.isInteger(argv.timeout) || (argv.timeout as number) < 1) return '--timeout must be a whole number of milliseconds (1 or more)';
+  const portProblem = portFlagProblem(argv.port as number | undefined);
+  if (portProblem !== undefined) return portProblem;
+  if (argv.output !== undefined && argv.update !== true) return '-o/--output goes with --update';
+  return undefined;
+}
+
 /** The `verify` flags, for yargs. */
 export function verifyFlags(yargs: Argv): Argv<VerifyFlags> {
-  return yargs
-    .positional('run', { type: 'string', describe: 'A run id, a run log file (.jsonl, or any path with a /), or an mcp-recorder cassette' })
-    .option('url', { type: 'string', describe: 'Verify the Streamable HTTP server at this URL (http://127.0.0.1:3000/mcp) instead of starting one' })
-    .option('as-sent-by-server', { type: 'boolean', default: false, describe: "Compare with the server's recorded answers, not what the host received" })
-    .option('ignore', { type: 'string', array: true, default: [] as string[], describe: 'A JSONPath left out of the comparison ($.result.structuredContent.timestamp), optionally scoped: "tools/call:search $.result…"; repeatable' })
-    .option('rules', { type: 'string', describe: 'A JSON file: { "ignore": [paths], "normalise": ["uuid", "date-time"] }' })
-    .option('reporter', { choices: ['text', 'json', 'junit', 'tap'] as const, default: 'text' as const, describe: 'How the results are written on stdout' })
-    .option('timeout', { type: 'number', default: 10_000, describe: 'How long one call may take, in milliseconds' })
-    .option('update', { type: 'boolean', default: false, describe: 'Write the answers the server gives now into the run file (or -o <file>)' })
-    .option('output', { alias: 'o', type: 'string', describe: 'With --update: write the re-blessed run here instead of over the run file' })
-    .option('port', { type: 'number', requiresArg: true, describe: PORT_FLAG_HELP })
-    .option('data-dir', { type: 'string', describe: 'Where the token and the run logs are (default: GRAPHMIND_DATA_DIR or ~/.graphmind)' })
-    .check((argv) => {
-      if (typeof argv.run !== 'string' || argv.run === '') throw new Error('give a run id, a run log file or a cassette');
-      if (!Number.isInteger(argv.timeout) || argv.timeout < 1) throw new Error('--timeout must be a whole number of milliseconds (1 or more)');
-      const portProblem = portFlagProblem(argv.port);
-      if (portProblem !== undefined) throw new Error(portProblem);
-      if (argv.output !== undefined && !argv.update) throw new Error('-o/--output goes with --update');
-      return true;
-    }) as unknown as Argv<VerifyFlags>;
+  let parser: Argv = yargs.positional('run', { type: 'string', describe: 'A run id, a run log file (.jsonl, or any path with a /), or an mcp-recorder cassette' });
+  for (const [name, option] of Object.entries(VERIFY_OPTIONS)) parser = parser.option(name, option);
+  return parser.check((argv) => {
+    const problem = verifyFlagsProblem(argv);
+    if (problem !== undefined) throw new Error(problem);
+    return true;
+  }) as unknown as Argv<VerifyFlags>;
+}
+
+/** `verify`'s own arguments (those before `--`) read without yargs when they are plain, else undefined (see {@link plainFlags}). */
+export function plainVerifyFlags(args: readonly string[]): VerifyFlags | undefined {
+  const flags = plainFlags(args, 'run', VERIFY_OPTIONS);
+  return flags === undefined || verifyFlagsProblem(flags) !== undefined ? undefined : (flags as unknown as VerifyFlags);
 }
 
 function errorText(error: unknown): string {
