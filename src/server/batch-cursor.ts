@@ -28,7 +28,6 @@ export class BatchCursor {
   readonly #nodes = new Map<string, NodeDeclaration>();
   #lastNodeBytes: Buffer = Buffer.alloc(0);
   #lastNode: NodeDeclaration | undefined;
-  #lastRunIdBytes: Buffer = Buffer.alloc(0);
   #lastRunId = '';
 
   /** The bytes of `literal`. */
@@ -128,12 +127,32 @@ export class BatchCursor {
     return node;
   }
 
+  /**
+   * A plain string, opening quote and all: `last` itself when the text is
+   * the same (no new string for a value every run repeats), else its text;
+   * undefined if it is not one.
+   */
+  protected textLike(buf: Buffer, end: number, last: string): string | undefined {
+    if (buf[this.k++] !== QUOTE) return undefined;
+    const start = this.k;
+    const close = this.quoted(buf, end);
+    return close === -1 ? undefined : sameText(buf, start, close, last) ? last : buf.toString('latin1', start, close);
+  }
+
   /** The run id at `[start, end)`: the string of the last one when the bytes are the same. */
   #runId(buf: Buffer, start: number, end: number): string {
-    if (this.#lastRunIdBytes.compare(buf, start, end) === 0 && this.#lastRunId !== '') return this.#lastRunId;
+    // No copy of the last id's bytes is kept: an adapter's runs each have a new id.
+    if (sameText(buf, start, end, this.#lastRunId)) return this.#lastRunId;
     const runId = buf.toString('latin1', start, end);
     this.#lastRunId = runId;
-    this.#lastRunIdBytes = Buffer.from(buf.subarray(start, end));
     return runId;
   }
+}
+
+/** Are the plain ASCII bytes `[start, end)` the characters of `text` (not empty)? */
+function sameText(buf: Buffer, start: number, end: number, text: string): boolean {
+  if (text.length !== end - start || text === '') return false;
+  let k = 0;
+  while (k < text.length && text.charCodeAt(k) === buf[start + k]) k++;
+  return k === text.length;
 }

@@ -63,6 +63,9 @@ export interface ReadBatch {
 export class BatchReader extends BatchCursor {
   /** The element {@link #readElement} read last was a group of calls (or a completed run). */
   #grouped = false;
+  /** The last completed run's name and source (a connection's calls to one tool repeat them). */
+  #name = '';
+  #source = '';
   /** The last completed run's meta, as its bytes and as parsed (a connection's runs share it). */
   #metaBytes: Buffer = Buffer.alloc(0);
   #meta: unknown;
@@ -268,10 +271,10 @@ export class BatchReader extends BatchCursor {
     if (t === -1 || !this.literal(buf, end, END_T_KEY)) return -1;
     const endT = this.integer(buf, end);
     if (endT === -1 || !this.literal(buf, end, NAME_KEY)) return -1;
-    const name = this.text(buf, end);
-    if (name === undefined || !this.literal(buf, end, SOURCE_KEY)) return -1;
-    const source = this.text(buf, end);
-    if (source === undefined || !this.literal(buf, end, META_KEY)) return -1;
+    const name = (this.#name = this.textLike(buf, end, this.#name) ?? '');
+    if (name === '' || !this.literal(buf, end, SOURCE_KEY)) return -1;
+    const source = (this.#source = this.textLike(buf, end, this.#source) ?? '');
+    if (source === '' || !this.literal(buf, end, META_KEY)) return -1;
     const meta = this.#readMeta(buf, end);
     if (meta === undefined || !this.literal(buf, end, ROOT_KEY)) return -1;
     const root = this.#readRoot(buf, end);
