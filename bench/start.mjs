@@ -21,6 +21,7 @@
 //
 //   node bench/start.mjs [runs…]   (default 10000 100000; BENCH_QUICK=1: 1000 10000)
 //   node bench/start.mjs cpu       (only serve's CPU per adapter run)
+//   GRAPHMIND_BENCH_CLI=/work/main/dist/cli/graphmind.js node bench/start.mjs cpu   (another build's serve, side by side)
 //
 // bench/run.mjs runs it with BENCH_ONLY=start (and in the full bench).
 import { execFileSync, spawn } from 'node:child_process';
@@ -32,7 +33,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const GRAPHMIND = fileURLToPath(new URL('../dist/cli/graphmind.js', import.meta.url));
+// GRAPHMIND_BENCH_CLI: another build's CLI to start as serve (the "before" of a side-by-side figure);
+// GRAPHMIND_BENCH_NODE_FLAGS: node flags for serve (`--cpu-prof --cpu-prof-dir=…` to profile it).
+const GRAPHMIND = process.env.GRAPHMIND_BENCH_CLI || fileURLToPath(new URL('../dist/cli/graphmind.js', import.meta.url));
+const NODE_FLAGS = (process.env.GRAPHMIND_BENCH_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
 const ADAPTER_CALLS = fileURLToPath(new URL('./adapter-calls.mjs', import.meta.url));
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
@@ -125,7 +129,7 @@ async function bound(port) {
 async function startServe(dataDir, flags, token) {
   const port = await freePort();
   const spawned = performance.now();
-  const child = spawn(process.execPath, [GRAPHMIND, 'serve', '--port', String(port), '--data-dir', dataDir, ...flags], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, GRAPHMIND, 'serve', '--port', String(port), '--data-dir', dataDir, ...flags], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, GRAPHMIND_TOKEN: token, GRAPHMIND_DATA_DIR: '' },
   });

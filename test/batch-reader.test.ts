@@ -7,7 +7,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { JsonSlice } from '../src/report/deferred.js';
+import { JsonSlice, KnownJson } from '../src/report/deferred.js';
+import { COMPLETED_RUN, type CompletedRun } from '../src/report/completed-run.js';
+import { expandCompletedGroup } from '../src/report/completed-group.js';
 import { encodeBatch } from '../src/report/encode-batch.js';
 import type { RunEvent } from '../src/protocol/ingest.js';
 import { arrayElementEnds } from '../src/json/element-ends.js';
@@ -211,4 +213,101 @@ t.test('a message that is a small part of a larger block is copied out before va
   t.equal(ownBytes(alone), alone, 'a message in memory of its own is kept as it is');
   const most = alone.subarray(0, 1500);
   t.equal(ownBytes(most), most, 'as is a view of most of its block');
+});
+
+// A whole run of one call, as an in-process adapter sends it (report/completed-run.ts).
+
+const ROOT_NODE = Object.freeze({ nodeId: 'server:bench', kind: 'server', parent: null, label: 'bench 1.0.0' });
+const META = new KnownJson({ adapter: 'graphmind', server: 'bench', connection: 'conn_1', serverInfo: { name: 'bench', version: '1.0.0' } });
+const ROOT = new KnownJson({ instanceId: 'server', node: ROOT_NODE, input: { name: 'bench', version: '1.0.0' } });
+const CALL_NODE = new KnownJson(NODES[0]);
+
+/** A run as adapter/call-run.ts builds it: its fields in that order, the parts made once per connection as KnownJson. */
+function completedRun(n: number, change: Partial<Record<keyof CompletedRun, unknown>> = {}): RunEvent {
+  const run = {
+    type: COMPLETED_RUN,
+    runId: `run_mx4h9oal_Fw4YmDF7ikrrx51q${n.toString(36)}`,
+    seq: 1,
+    t: 1_796_116_296_765 + n,
+    endT: 1_796_116_296_767 + n,
+    name: 'tools/call:echo',
+    source: 'mcp-adapter',
+    meta: META,
+    root: ROOT,
+    instanceId: `mcp_${n}`,
+    node: CALL_NODE,
+    input: slice(VALUES[0] as string),
+    requestId: n,
+    output: slice(VALUES[5] as string),
+    error: undefined,
+    ...change,
+  };
+  return run as unknown as RunEvent;
+}
+
+/** What the plain path makes of a message: its elements parsed and expanded. */
+function plainly(text: string): unknown {
+  return (JSON.parse(text) as unknown[]).flatMap((element) => expandCompletedGroup(element) ?? ['not a run']);
+}
+
+/** Does the plain path refuse the message (JSON.parse, expand, validateEvent)? */
+function plainRefuses(text: string): boolean {
+  let parsed: unknown[];
+  try {
+    parsed = JSON.parse(text) as unknown[];
+  } catch {
+    return true;
+  }
+  return parsed.some((element) => expandCompletedGroup(element)?.some((event) => validateEvent(event) === undefined) ?? true);
+}
+
+t.test("an adapter's completed run is read from its bytes, as the plain path reads it", async (t) => {
+  const reader = new BatchReader();
+  const cases: Array<[string, RunEvent[]]> = [
+    ['a call with a numeric request id', [completedRun(1)]],
+    ['a string request id', [completedRun(2, { requestId: 'req-2' })]],
+    ['no request id, no input', [completedRun(3, { requestId: undefined, input: undefined })]],
+    ['a failed call', [completedRun(4, { error: { name: 'ToolError', message: 'it "failed"' } })]],
+    ['no output', [completedRun(5, { output: undefined })]],
+    ['several runs, and calls of another run between', [completedRun(6), execution(prng(3), 9), completedRun(7), completedRun(8, { meta: new KnownJson(JSON.parse('{"connection":"conn_2","__proto__":"x"}')) })]],
+    ['a name that is not plain ASCII (read in full)', [completedRun(9, { name: 'tools/call:ünï' })]],
+  ];
+  for (const [what, events] of cases) {
+    const bytes = encodeBatch(events);
+    const text = bytes.toString('utf8');
+    const read = reader.read(Buffer.from(bytes));
+    if (read === undefined) {
+      t.fail(`${what}: not read`);
+      continue;
+    }
+    t.same(JSON.parse(JSON.stringify(read.events)), JSON.parse(JSON.stringify(plainly(text))), what);
+    for (const event of read.events) t.equal(validateEvent(event), event, `${what}: ${event.type} is valid`);
+    t.ok(read.groups?.has(0), `${what}: its text is no one event's`);
+    const id = (events[0] as { instanceId: string }).instanceId;
+    const call = read.events.find((event) => (event as { instanceId?: string }).instanceId === id && event.type !== 'instance.finished') as { input?: unknown };
+    if (!what.includes('ASCII')) t.ok(call.input === undefined || call.input instanceof RawJson, `${what}: its values kept as text`);
+  }
+  // The parts every run of a connection shares are read once.
+  const [a, b] = [10, 11].map((n) => reader.read(encodeBatch([completedRun(n)]))?.events ?? []);
+  t.equal((a?.[0] as { meta: unknown }).meta, (b?.[0] as { meta: unknown }).meta, 'the same meta object');
+  t.equal((a?.[1] as { node: unknown }).node, (b?.[1] as { node: unknown }).node, 'the same root node');
+});
+
+t.test('a completed run of the wrong shape is refused, on either path', async (t) => {
+  const good = encodeBatch([completedRun(1)]).toString('utf8');
+  const cases: Array<[string, string]> = [
+    ['meta that is not an object', good.replace(/"meta":\{[^}]*\{[^}]*\}\}/, '"meta":[1]')],
+    ['a root with no instance id', good.replace('"root":{"instanceId":"server",', '"root":{')],
+    ['a root node of the wrong shape', good.replace('"kind":"server"', '"kind":"nope"')],
+    ['an error that is null', `${good.slice(0, -2)},"error":null}]`],
+    ['an error with no message', `${good.slice(0, -2)},"error":{"name":"E"}}]`],
+    ['a bad run id', good.replace(/"runId":"[^"]*"/, '"runId":"../etc"')],
+    ['an input that is not JSON', good.replace('"input":{', '"input":{,')],
+    ['no end time', good.replace(/,"endT":\d+/, '')],
+  ];
+  for (const [what, text] of cases) {
+    t.not(text, good, `${what}: the case changes the message`);
+    t.equal(new BatchReader().read(Buffer.from(text)), undefined, what);
+    t.ok(plainRefuses(text), `${what}: the plain path refuses it too`);
+  }
 });

@@ -31,6 +31,16 @@
  * id has five slots, never a `null` sixth, so a group written before the
  * id was recorded reads as it always did.
  *
+ * A whole run of one call (report/completed-run.ts, an in-process
+ * adapter's request): {@link RUN_COMPLETED_HEAD}, then {@link RUN_ID_KEY}
+ * and the run id, {@link SEQ_KEY}, {@link T_KEY}, {@link END_T_KEY},
+ * {@link NAME_KEY}, {@link SOURCE_KEY}, {@link META_KEY} and the meta
+ * object, {@link ROOT_KEY} and the root (itself {@link ROOT_HEAD}, the root
+ * instance's id, `,"node":`, the node, and `,"input":` and its value if it
+ * has one, then `}`), then `instanceId`, `node`, `input`, `requestId`,
+ * `output` and `error` as an execution event has them (an undefined one
+ * left out), then `}`.
+ *
  * A `requestId` (the JSON-RPC id of the request a call answers, as the
  * wire had it) is a JSON string or a number; the reader's fast path takes
  * a string without escapes and an integer of up to 15 digits, and leaves
@@ -92,6 +102,19 @@ export const T_KEY = latin1(',"t":');
 
 /** `{"type":"instances.completed","node":`: how a group of calls starts (the node's JSON follows). */
 export const GROUP_HEAD = latin1(`{"type":${JSON.stringify(COMPLETED_GROUP)},"node":`);
+/** `{"type":"run.completed"`: how a whole run of one call starts (`,"runId":` follows). */
+export const RUN_COMPLETED_HEAD = latin1('{"type":"run.completed"');
+/** `,"name":` */
+export const NAME_KEY = latin1(',"name":');
+/** `,"source":` */
+export const SOURCE_KEY = latin1(',"source":');
+/** `,"meta":` */
+export const META_KEY = latin1(',"meta":');
+/** `,"root":` */
+export const ROOT_KEY = latin1(',"root":');
+/** `{"instanceId":`: how a completed run's root starts (its instance id, a JSON string, follows). */
+export const ROOT_HEAD = latin1('{"instanceId":');
+
 /** `,"calls":[`: after the group's first seq, before its first call. */
 export const CALLS_KEY = latin1(',"calls":[');
 /** `[`: a call of a group opens. */

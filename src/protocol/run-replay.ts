@@ -110,8 +110,8 @@ export class RunReplay {
   readonly instances: Instance[] = [];
   readonly byId = new InstanceIndex<Instance>();
   readonly logs: LogLine[] = [];
-  /** Frames held right now, by hold id: what each holds (see {@link OpenHold}). */
-  readonly #held = new Map<string, OpenHold>();
+  /** Frames held right now, by hold id: what each holds (see {@link OpenHold}). Made with the first hold: most runs have none. */
+  #held: Map<string, OpenHold> | undefined;
 
   constructor(summary: RunSummary) {
     this.summary = summary;
@@ -161,6 +161,7 @@ export class RunReplay {
       case 'hold.opened':
         // Holds are live state (the server's hold registry); a run keeps them as history:
         // the time held, the answer a decision replaced, and when a held answer reached the requester.
+        this.#held ??= new Map();
         if (!this.#held.has(event.holdId)) this.#held.set(event.holdId, { instanceId: event.instanceId, gate: event.gate, t: event.t });
         return true;
       case 'hold.released':
@@ -262,8 +263,8 @@ export class RunReplay {
    * it came.
    */
   #released(holdId: string, action: HoldAction, t: number): boolean {
-    const hold = this.#held.get(holdId);
-    this.#held.delete(holdId);
+    const hold = this.#held?.get(holdId);
+    this.#held?.delete(holdId);
     const instance = this.byId.get(hold?.instanceId ?? '');
     if (hold === undefined || instance === undefined) return true;
     const at = isoTime(t);
@@ -281,7 +282,7 @@ export class RunReplay {
 
   /** The answer a later end replaces (a decision at an after gate): kept on the hold that holds it, for {@link #released}. */
   #replacing(instance: Instance): void {
-    if (instance.endedAt === null || instance.status === 'open') return;
+    if (instance.endedAt === null || instance.status === 'open' || this.#held === undefined) return;
     for (const hold of this.#held.values()) {
       if (hold.instanceId !== instance.instanceId || hold.gate === 'before' || hold.server !== undefined) continue;
       const server: ServerAnswer = { status: instance.status, endedAt: instance.endedAt };

@@ -20,6 +20,23 @@ const GROUP_PART_MAX = 512;
 /** The last group made: the runs of one connection come in a row, and share it (a summary never changes it in place). */
 let lastGroup: { origin: string; group: RunGroup } | undefined;
 
+const isBase36 = (code: number): boolean => (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x7a);
+
+/**
+ * Does `runId` match {@link REPORTER_RUN_ID} with `origin` (16 characters
+ * it matched before) as its process part? The same answer as the pattern,
+ * without its match and substring: a connection's runs all come this way.
+ */
+function hasOrigin(runId: string, origin: string): boolean {
+  if (!runId.startsWith('run_')) return false;
+  // The time has no `_`: the first one after `run_` ends it.
+  const mark = runId.indexOf('_', 4);
+  if (mark <= 4 || runId.length <= mark + 1 + origin.length || !runId.startsWith(origin, mark + 1)) return false;
+  for (let i = 4; i < mark; i++) if (!isBase36(runId.charCodeAt(i))) return false;
+  for (let i = mark + 1 + origin.length; i < runId.length; i++) if (!isBase36(runId.charCodeAt(i))) return false;
+  return true;
+}
+
 function groupPart(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' && value.length <= GROUP_PART_MAX ? value : undefined;
 }
@@ -36,11 +53,11 @@ export function runGroup(runId: string, source: string, meta: Record<string, unk
   const connection = groupPart(meta.connection);
   if (server === undefined || connection === undefined) return undefined;
   const sessionId = groupPart(meta.sessionId);
-  const origin = REPORTER_RUN_ID.exec(runId)?.[1] ?? '';
   const last = lastGroup;
-  if (last !== undefined && last.origin === origin && last.group.server === server && last.group.connection === connection && last.group.sessionId === sessionId) {
-    return last.group;
+  if (last !== undefined && last.group.server === server && last.group.connection === connection && last.group.sessionId === sessionId) {
+    if (last.origin === '' ? !REPORTER_RUN_ID.test(runId) : hasOrigin(runId, last.origin)) return last.group;
   }
+  const origin = REPORTER_RUN_ID.exec(runId)?.[1] ?? '';
   const group: RunGroup = { id: JSON.stringify([server, connection, origin]), server, connection };
   if (sessionId !== undefined) group.sessionId = sessionId;
   lastGroup = { origin, group };
@@ -50,9 +67,29 @@ export function runGroup(runId: string, source: string, meta: Record<string, unk
 /** The longest server or client name or version taken from a run's meta into its summary. */
 const SERVER_TEXT_MAX = 256;
 
+/** A peer's name and version, as a summary has them. */
+type Peer = { name: string; version?: string };
+
+/** The last info object read for one field, and what it gave: a connection's runs share their meta's values (server/batch-reader.ts). */
+interface PeerCache {
+  info: unknown;
+  peer: Peer | undefined;
+}
+const serverCache: PeerCache = { info: undefined, peer: undefined };
+const clientCache: PeerCache = { info: undefined, peer: undefined };
+
 /** A name and version from `serverInfo` or `clientInfo`: a non-empty name of at most 256 characters, the version when it is a string as short. */
-function peerInfo(info: unknown): { name: string; version?: string } | undefined {
+function peerInfo(info: unknown, cache: PeerCache): Peer | undefined {
   if (info === null || typeof info !== 'object' || Array.isArray(info)) return undefined;
+  // The same object, the same answer (a summary never changes its server or client in place).
+  if (info === cache.info) return cache.peer;
+  const peer = readPeerInfo(info);
+  cache.info = info;
+  cache.peer = peer;
+  return peer;
+}
+
+function readPeerInfo(info: object): Peer | undefined {
   const { name, version } = info as Record<string, unknown>;
   if (typeof name !== 'string' || name === '' || name.length > SERVER_TEXT_MAX) return undefined;
   return typeof version === 'string' && version !== '' && version.length <= SERVER_TEXT_MAX ? { name, version } : { name };
@@ -64,7 +101,7 @@ function peerInfo(info: unknown): { name: string; version?: string } | undefined
  * (a non-empty string of at most 256 characters); else undefined.
  */
 export function runServer(meta: Record<string, unknown>): RunSummary['server'] {
-  return peerInfo(meta.serverInfo);
+  return peerInfo(meta.serverInfo, serverCache);
 }
 
 /**
@@ -73,7 +110,7 @@ export function runServer(meta: Record<string, unknown>): RunSummary['server'] {
  * {@link runServer}; else undefined.
  */
 export function runClient(meta: Record<string, unknown>): RunSummary['client'] {
-  return peerInfo(meta.clientInfo);
+  return peerInfo(meta.clientInfo, clientCache);
 }
 
 /**

@@ -179,7 +179,8 @@ export class ReporterConnection implements HoldOwner, BreakpointsPeer {
         return;
       }
       const state = store.append(event, batch, index);
-      if (state !== undefined) feed.broadcast({ type: existed ? 'run.updated' : 'run.started', run: { ...state.summary } });
+      // The summary is copied only for someone to see it (nobody watches a busy adapter's runs come and go, as a rule).
+      if (state !== undefined && feed.size > 0) feed.broadcast({ type: existed ? 'run.updated' : 'run.started', run: { ...state.summary } });
       return;
     }
     if (!this.#runs.has(runId) || !store.has(runId)) {
@@ -225,7 +226,7 @@ export class ReporterConnection implements HoldOwner, BreakpointsPeer {
     if (state.summaryChanged) this.#ctx.news?.note(state);
     if (event.type === 'run.finished') {
       this.#disown(runId, owners);
-      feed.broadcast({ type: 'run.updated', run: { ...state.summary } });
+      if (feed.size > 0) feed.broadcast({ type: 'run.updated', run: { ...state.summary } });
     }
   }
 
