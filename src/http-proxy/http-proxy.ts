@@ -6,6 +6,7 @@ import type { TextSink } from '../relay/text-sink.js';
 import { WAIT_FOR_ATTACH_MS, type HoldingNotice } from '../relay/frame-holds.js';
 import { hideSettings, switchOn } from '../report/hide.js';
 import { Reporter } from '../report/reporter.js';
+import type { SendMessage } from '../report/server-message.js';
 import { idForDisplay } from '../streams/exact-id.js';
 import type { Frame } from '../streams/frame.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../streams/line-framer.js';
@@ -16,6 +17,7 @@ import { HostExchange, type ExchangeContext } from './host-exchange.js';
 import { McpHttpSession } from './http-session.js';
 import { routeOf } from './routing.js';
 import { DEFAULT_SESSION_IDLE_MS, IdleSessions } from './idle-sessions.js';
+import { HttpSendAgain } from './send-again.js';
 import { SessionTable } from './session-table.js';
 import { CLIENT_CLOSED, HTTP_PROXY_PREFIX } from './texts.js';
 import { UpstreamClient } from './upstream.js';
@@ -122,6 +124,9 @@ export class HttpProxy {
       // A debugger that turns us away is worth one line: otherwise every session is silently unobserved.
       reporter.once('refused', (status: number) => this.#say(`${debuggerRefused('http-proxy', reporter.url, status)}\n`));
       reporter.once('impostor', (port: number) => this.#say(`${debuggerImpostor('http-proxy', port)}\n`));
+      // Send again: the debugger's own request, sent in the session of its run, its answer kept from the host.
+      const sendAgain = new HttpSendAgain({ sessions: this.#sessions, upstream: client, maxFrameBytes: this.#max });
+      reporter.on('send', (send: SendMessage) => sendAgain.send(send));
       if (options.waitForAttach === true) this.#ready = this.core.whenArmed(WAIT_FOR_ATTACH_MS).then(() => (this.#ready = undefined));
     }
   }

@@ -69,8 +69,8 @@ function structured(params: unknown): boolean {
 
 /**
  * Can this call be sent again, and as what request? Checked in the order
- * a person would fix things: the call exists, the run is live and a stdio
- * proxy's, the call is a request of the host, and its params are there
+ * a person would fix things: the call exists, the run is live and a
+ * proxy's (stdio or HTTP), the call is a request of the host, and its params are there
  * (recorded, or edited).
  */
 export function callToSend(question: SendQuestion): CallToSend | SendRefusal {
@@ -79,8 +79,9 @@ export function callToSend(question: SendQuestion): CallToSend | SendRefusal {
   if (summary.status !== 'running' || question.connected === false) {
     return { status: 409, code: 'run_not_live', error: 'this run is not live: Send again needs its proxy running (start the host again, and send from the new run)' };
   }
-  if (summary.source === 'mcp-http-proxy') return { status: 409, code: 'not_supported', error: 'Send again is not supported for http-proxy runs yet' };
-  if (summary.source !== 'mcp-proxy') return { status: 409, code: 'not_supported', error: 'Send again works on graphmind mcp-proxy runs only' };
+  if (summary.source !== 'mcp-proxy' && summary.source !== 'mcp-http-proxy') {
+    return { status: 409, code: 'not_supported', error: 'Send again works on graphmind mcp-proxy and http-proxy runs only' };
+  }
   const method = hostRequestMethod(node);
   if (method === undefined) return { status: 409, code: 'not_a_request', error: 'this call is not a request of the host (a notification, a card, or a request of the server)' };
   if (method === 'initialize') return { status: 409, code: 'handshake', error: 'initialize is the session’s handshake: it is not sent again' };

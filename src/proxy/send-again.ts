@@ -8,8 +8,8 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { isObject } from '../json/is-object.js';
 import type { DebugSession } from '../relay/debug-session.js';
+import { SENT_ID_PREFIX, sentRequestLine } from '../relay/sent-call.js';
 import type { SendMessage } from '../report/server-message.js';
 import { classify } from '../streams/classifier.js';
 import type { Relay } from '../streams/create-relay.js';
@@ -17,33 +17,8 @@ import { idKey } from '../streams/exact-id.js';
 import { newFrame, type Frame } from '../streams/frame.js';
 import type { RestartGate } from './restart-gate.js';
 
-/**
- * How the proxy's own request ids begin. The rest is random per session
- * and then counts (`graphmind-send-3f9a0c1b7e22-1`): a host's ids (numbers,
- * or strings of its own) cannot take it, so no answer meant for the host
- * is ever taken for ours, or ours for the host's.
- */
-export const SENT_ID_PREFIX = 'graphmind-send-';
-
-/**
- * `params` without `_meta.progressToken`: a token belongs to the host's
- * request it came with, and the server's progress notifications about it
- * would go to the host, which no longer waits for that request.
- */
-export function withoutProgressToken(params: unknown): unknown {
-  if (!isObject(params) || !isObject(params._meta) || !('progressToken' in params._meta)) return params;
-  const { progressToken: _token, ...meta } = params._meta;
-  const { _meta: _dropped, ...rest } = params;
-  return Object.keys(meta).length === 0 ? rest : { ...rest, _meta: meta };
-}
-
-/** The line of a request the proxy sends: JSON-RPC 2.0, its own `id`, the method, and the params (none when undefined). */
-export function sentRequestLine(id: string, method: string, params: unknown): Buffer {
-  const message: Record<string, unknown> = { jsonrpc: '2.0', id, method };
-  const sent = withoutProgressToken(params);
-  if (sent !== undefined) message.params = sent;
-  return Buffer.from(`${JSON.stringify(message)}\n`);
-}
+// The rules of the proxy's own requests are shared with the HTTP proxy's Send again.
+export { SENT_ID_PREFIX, sentRequestLine, withoutProgressToken } from '../relay/sent-call.js';
 
 /** A request the debugger sent is answered here (the server is down, or was restarted under it): recorded only, nothing goes to the host. */
 export function forgetSent(relay: Relay, request: Frame): void {
