@@ -23,11 +23,7 @@ function dataDirOf(t: Test): string {
 
 /** The runs once the start's load is done. */
 async function loadedRuns(serve: ServeProcess): Promise<Summary[]> {
-  for (;;) {
-    const health = await api(serve.port, serve.token, 'GET', '/api/health');
-    if ((health.json as { loading?: unknown }).loading === undefined) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitForAsync(async () => ((await api(serve.port, serve.token, 'GET', '/api/health')).json as { loading?: unknown }).loading === undefined, 60_000, "the start's load");
   return runList(serve);
 }
 

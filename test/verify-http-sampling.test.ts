@@ -13,6 +13,7 @@ import { CLI, NO_DEBUGGER_PORT } from './helpers/cli.js';
 import type { ServeProcess } from './helpers/serve.js';
 import { freePort, listRuns, serveOnPort, tempDir, type ServeOnPort } from './helpers/graph.js';
 import { cleanEnv } from './helpers/replay.js';
+import { waitForAsync } from './helpers/gates.js';
 
 let serve: ServeOnPort;
 t.before(async () => {
@@ -40,10 +41,10 @@ async function recordOverHttp(t: Parameters<typeof startFixture>[0], sdk: '1' | 
   await transport.terminateSession();
   await client.close();
   let runId: string | undefined;
-  for (let interval = 25; runId === undefined; interval = Math.min(interval * 2, 500)) {
+  await waitForAsync(async () => {
     runId = (await listRuns(serve)).find((summary) => !known.has(summary.runId) && summary.source === 'mcp-http-proxy' && summary.status !== 'running')?.runId;
-    if (runId === undefined) await new Promise((resolve) => setTimeout(resolve, interval));
-  }
+    return runId !== undefined;
+  }, 60_000, 'the recorded http-proxy run to end');
   await proxy.stop();
   const file = join(tempDir('graphmind-verify-http-'), 'recorded.jsonl');
   copyFileSync(join(serve.dataDir, 'runs', `${runId}.jsonl`), file);

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Run, RunSummary } from '../src/protocol/run-model.js';
 import { connect, startHttpProxy } from './fixtures/http/harness.js';
 import { CLI, FIXTURES, NO_DEBUGGER_PORT, waitFor } from './helpers/cli.js';
-import type { Teardown } from './helpers/gates.js';
+import { waitForAsync, type Teardown } from './helpers/gates.js';
 import type { ServeProcess } from './helpers/serve.js';
 import { freePort, getRun, listRuns, serveOnPort, tempDir, type ServeOnPort } from './helpers/graph.js';
 import { cleanEnv } from './helpers/replay.js';
@@ -52,11 +52,11 @@ async function verify(args: readonly string[], env: Record<string, string> = {})
 /** Poll the debugger's runs until one passes `found`. */
 async function runWhere(found: (summary: RunSummary) => boolean, known: ReadonlySet<string> = new Set()): Promise<RunSummary> {
   let hit: RunSummary | undefined;
-  for (let interval = 25; ; interval = Math.min(interval * 2, 500)) {
+  await waitForAsync(async () => {
     hit = (await listRuns(serve)).find((summary) => !known.has(summary.runId) && found(summary));
-    if (hit !== undefined) return hit;
-    await new Promise((resolve) => setTimeout(resolve, interval));
-  }
+    return hit !== undefined;
+  }, 60_000, 'a run of the debugger');
+  return hit as RunSummary;
 }
 
 /** Record a session of an SDK `sdk` client through http-proxy into the debugger (`drive` makes its calls); the run log's path. */
