@@ -4,8 +4,8 @@
 // - no import cycle, type-only imports included (tsPreCompilationDeps);
 // - imports only go down the layers below, bottom to top; folders on one
 //   line are siblings and must not import each other;
-// - the viewer (a page bundled on its own) imports only the protocol types
-//   and its own folder;
+// - the viewer (a page bundled on its own) imports only the protocol types,
+//   the condition language and its own folder;
 // - src/index.ts, the package's entry, may import anything; nothing
 //   imports it, nor the viewer;
 // - every folder of src/ has a place in the layers.
@@ -16,15 +16,16 @@
 /** Bottom to top. */
 const LAYERS = [
   ['json'], // JSON helpers: no imports of ours
+  ['conditions', 'cost'], // the condition language (find, rules, where); what a definition or a result costs a model
   ['protocol'], // the protocol types and their checks: the run model, ingest, control, live feed
-  ['gates'], // the decision core
+  ['gates', 'surface'], // the decision core; a server's tool surface, its snapshot and its changes
   ['streams'], // the relay stages
   ['report'], // the reporter client, the replay of events into a run
   ['relay'], // holds over frames, the recorder of a framed session
   ['proxy', 'http-proxy', 'adapter'], // the three integrations: siblings
   ['export'], // the formats: the run log (JSONL), HAR, OTLP; import and export of a run
   ['replay'], // a recorded run served again, and the matching verify shares
-  ['testing'], // graphmind-ai/test: replay and verify for a test runner
+  ['testing', 'check'], // graphmind-ai/test: replay and verify for a test runner; graphmind check
   ['client'], // the loopback client of a running debugger's API
   ['server'], // graphmind serve
   ['mcp'], // graphmind mcp
@@ -63,10 +64,10 @@ module.exports = {
     ...layerRules,
     {
       name: 'viewer-imports-protocol-only',
-      comment: 'The viewer is bundled for the browser and speaks only the documented API: it imports the protocol types and its own folder.',
+      comment: 'The viewer is bundled for the browser and speaks only the documented API: it imports the protocol types, the condition language and its own folder.',
       severity: 'error',
       from: { path: '^src/viewer/' },
-      to: { path: '^src/', pathNot: '^src/(viewer|protocol)/' },
+      to: { path: '^src/', pathNot: '^src/(viewer|protocol|conditions)/' },
     },
     {
       name: 'nothing-imports-the-entry',
