@@ -214,6 +214,14 @@ t.test('one connection’s runs are one row; filters by source and name; the gre
 
   // Open c1 (from the keyboard): its runs, newest first, in the order the debugger lists them; close it again.
   await alphaRow.locator('.group-head').focus();
+  // A live update redraws the list while the keyboard is on the row: the focus stays on its (new) head.
+  await beta.callTool({ name: 'echo', arguments: { text: 'beta 3' } });
+  await groupRuns('alpha', 'c2', 5);
+  await until(page, `document.querySelector('.run-group[data-runs="5"]') !== null`, 'the c2 row with its 5 runs');
+  t.ok(
+    await inPage<boolean>(page, `document.activeElement?.classList.contains('group-head') === true && document.activeElement.closest('.run-group').querySelector('.group-name').textContent === 'alpha · c1'`),
+    'a redraw of the list keeps the focus on the row it was on',
+  );
   await page.keyboard.press('Enter');
   await until(page, `document.querySelectorAll('.run-group.open .group-runs .run').length === 17`, 'the 17 runs of the open row');
   t.ok(await inPage<boolean>(page, `document.activeElement?.classList.contains('group-head') === true && document.activeElement.closest('.run-group').classList.contains('open')`), 'the focus stays on the row’s head');
@@ -237,13 +245,13 @@ t.test('one connection’s runs are one row; filters by source and name; the gre
   t.equal(await page.locator('.run-header h2').textContent(), 'proxy-session', 'the page follows the newest run the list shows');
   // A flood of adapter runs does not move a page that shows only the proxy's.
   await beta.callTool({ name: 'echo', arguments: { text: 'while filtered' } });
-  await groupRuns('alpha', 'c2', 5);
+  await groupRuns('alpha', 'c2', 6);
   await page.waitForTimeout(300);
   t.equal(await page.locator('.run-header h2').textContent(), 'proxy-session', 'a new adapter run, filtered out, is not followed');
   await page.locator('[data-source="adapter"]').click();
   await until(page, `document.querySelectorAll('.side .run').length === 0 && document.querySelectorAll('.run-group').length === 2`, 'only the adapter rows');
   t.same(await topRows(page), ['group:alpha · c2', 'group:alpha · c1'], 'adapter: the two connections, no proxy run');
-  t.equal(await page.locator('[data-source="adapter"]').textContent(), 'adapter 22');
+  t.equal(await page.locator('[data-source="adapter"]').textContent(), 'adapter 23');
   await page.locator('[data-source="all"]').click();
   await until(page, `document.querySelectorAll('.side ol.runs[aria-label="runs"] > li').length === 3`, 'everything again');
 

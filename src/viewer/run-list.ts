@@ -10,6 +10,7 @@ import { api } from './api.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { cut, duration, plural, span, when } from './format.js';
 import { hasErrors } from '../protocol/run-counts.js';
+import { redrawKeepingFocus } from './keep-focus.js';
 import { RunListNotes } from './run-list-notes.js';
 import { SOURCE_FILTERS, sourcePasses, statusPasses, type RunFilter } from './run-list-filter.js';
 import { runCounts, runPeers } from './run-list-row.js';
@@ -18,6 +19,8 @@ import type { Store } from './store.js';
 const FILTERS: RunFilter[] = ['all', 'running', 'ok', 'error'];
 /** Runs an open group draws at first; a button draws this many more. */
 const GROUP_PAGE = 100;
+/** The attributes that name a row of the list: a run's, a connection's group. */
+const ROW_ATTRIBUTES = ['data-run-id', 'data-group-id'] as const;
 
 type Group = NonNullable<RunSummary['group']>;
 
@@ -134,7 +137,8 @@ export class RunList {
     }
     const rows = this.#rows(shown);
     this.#reveal(rows);
-    setChildren(this.#list, ...rows.map((row) => (row.kind === 'run' ? this.#item(row.run) : this.#group(row.group, row.runs))));
+    // Redrawn on every live update: the keyboard keeps its place on the row it was on.
+    redrawKeepingFocus(this.#list, ROW_ATTRIBUTES, () => setChildren(this.#list, ...rows.map((row) => (row.kind === 'run' ? this.#item(row.run) : this.#group(row.group, row.runs)))));
   }
 
   /** The "Delete finished" button: how many it deletes, and its second click to be sure. */
@@ -268,10 +272,7 @@ export class RunList {
       this.#confirming = null;
       if (this.#open.has(id)) this.#open.delete(id);
       else this.#open.add(id);
-      const focused = document.activeElement === head;
       this.render();
-      // Redrawn: the keyboard's place stays on the row's new head.
-      if (focused) this.#groupHead(id)?.focus();
     });
     setAttr(head, 'aria-expanded', String(open));
     setAttr(head, 'aria-labelledby', headId);
@@ -315,14 +316,6 @@ export class RunList {
       setAttr(more, 'data-action', 'more');
       li.appendChild(more);
     }
-  }
-
-  /** The head of a group's row as drawn now. */
-  #groupHead(id: string): HTMLElement | undefined {
-    for (const li of this.#list.children) {
-      if (li.getAttribute('data-group-id') === id) return li.querySelector<HTMLElement>('.group-head') ?? undefined;
-    }
-    return undefined;
   }
 
   /** Delete runs (a group's), through the store: the page does not stop on one of them on the way. */
