@@ -137,3 +137,19 @@ t.test('bad input: sizes and depths are bounded, each with a position', async (t
   t.strictSame(regex.ok ? undefined : [regex.position, /at most 256/.test(regex.error)], [6, true], 'a regex over the limit');
   t.ok(compileCondition(`$.a ~ "${'a'.repeat(MAX_REGEX_LENGTH)}"`).ok, 'a regex at the limit');
 });
+
+t.test("docs/conditions.md: every example compiles, and there are twenty", async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const doc = readFileSync(new URL('../docs/conditions.md', import.meta.url), 'utf8');
+  const table = doc.slice(doc.indexOf('## Twenty examples'));
+  // A row: | n | `expression` | what it picks | (a | inside the code span is written \| in the table).
+  const examples = [...table.matchAll(/^\| \d+ \| `((?:[^`\\]|\\.)+)` \|/gm)].map((match) => (match[1] as string).replaceAll('\\|', '|'));
+  t.equal(examples.length, 20);
+  for (const example of examples) {
+    const compiled = compileCondition(example);
+    t.ok(compiled.ok, compiled.ok ? example : `${example}: ${compiled.error} at ${compiled.position}`);
+  }
+  for (const quoted of ['tool:search and $.params.arguments.query ~ "PAY-"', 'is:error and dur>2s', 'resource:file:///etc/*', 'text ~ "rate limit" and not tool:retry_*']) {
+    t.ok(doc.includes(quoted) && compileCondition(quoted).ok, quoted);
+  }
+});
