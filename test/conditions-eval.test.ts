@@ -221,3 +221,20 @@ t.test('evaluating allocates no compiled state: the same condition serves many s
   // Guards against a per-evaluation parse or compile (tens of µs); a few hundred ns is expected.
   t.ok(perCall < 20_000, 'well under 20 µs');
 });
+
+t.test('a key the prototype has counts only as an own key', async (t) => {
+  const own = JSON.parse('{"params":{"constructor":"mine","__proto__":{"x":1}}}') as unknown;
+  const book: Array<[string, unknown, boolean]> = [
+    ['exists($.params.constructor)', { params: {} }, false],
+    ['exists($.params.toString)', { params: {} }, false],
+    ['exists($.params.__proto__)', { params: {} }, false],
+    ['exists($.params.length)', { params: [1, 2] }, false],
+    ['$.params.constructor == "mine"', own, true],
+    ['$.params["__proto__"].x == 1', own, true],
+  ];
+  for (const [text, request, expected] of book) {
+    const compiled = compileCondition(text);
+    if (!compiled.ok) return t.fail(compiled.error);
+    t.equal(evaluateCondition(compiled.condition, { kind: 'request', request }), expected, text);
+  }
+});

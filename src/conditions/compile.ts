@@ -82,9 +82,11 @@ function atomPredicate(key: AtomKey, value: string): Predicate {
 /** `tool:`, `resource:`, `prompt:`: the glob on the name in the node id (`tool:<name>`), else on the request's `name` / `uri`. */
 function namePredicate(prefix: string, glob: string): Predicate {
   const matches = compileGlob(glob);
+  // A name with no wildcard is one node id: compared whole.
+  const whole = /[*?]/.test(glob) ? undefined : prefix + glob;
   return (subject) => {
     const nodeId = subject.nodeId;
-    if (nodeId !== undefined) return nodeId.startsWith(prefix) && matches(nodeId, prefix.length);
+    if (nodeId !== undefined) return whole !== undefined ? nodeId === whole : nodeId.startsWith(prefix) && matches(nodeId, prefix.length);
     const name = requestName(subject.request, prefix);
     return name !== undefined && matches(name, 0);
   };

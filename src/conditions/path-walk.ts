@@ -29,18 +29,32 @@ export interface WalkStep {
   readonly kind: typeof KEY | typeof INDEX | typeof ANY;
   readonly key: string;
   readonly index: number;
+  /** The key is also an inherited one (`constructor`, `__proto__`…): only an own property counts. */
+  readonly inherited: boolean;
 }
 
 /** `steps` in the shape the walk reads. */
 export function walkSteps(steps: readonly PathStep[]): WalkStep[] {
-  return steps.map((step) => ('key' in step ? { kind: KEY, key: step.key, index: -1 } : 'index' in step ? { kind: INDEX, key: '', index: step.index } : { kind: ANY, key: '', index: -1 }));
+  return steps.map((step) =>
+    'key' in step
+      ? { kind: KEY, key: step.key, index: -1, inherited: step.key in Object.prototype }
+      : 'index' in step
+        ? { kind: INDEX, key: '', index: step.index, inherited: false }
+        : { kind: ANY, key: '', index: -1, inherited: false },
+  );
 }
 
 /** Test each value `steps` selects in `value` with `test`, stopping at the first that passes. */
 export function walkPath(value: unknown, steps: readonly WalkStep[], test: (selected: unknown) => boolean, at = 0): Found {
   if (at === steps.length) return test(value) ? PASSED : SEEN;
   const step = steps[at] as WalkStep;
-  if (step.kind === KEY) return isObject(value) && Object.hasOwn(value, step.key) ? walkPath(value[step.key], steps, test, at + 1) : NONE;
+  if (step.kind === KEY) {
+    if (!isObject(value)) return NONE;
+    // A parsed message holds no undefined: a key read as undefined is not there (asked of hasOwn only for a key the prototype has too).
+    const next = value[step.key];
+    if (next === undefined || (step.inherited && !Object.hasOwn(value, step.key))) return NONE;
+    return walkPath(next, steps, test, at + 1);
+  }
   if (step.kind === INDEX) return Array.isArray(value) && step.index < value.length ? walkPath(value[step.index], steps, test, at + 1) : NONE;
   let found: Found = NONE;
   if (Array.isArray(value)) {
