@@ -59,7 +59,8 @@ async function parse<T>(args: string[], usage: string, describe: string, build: 
     .version(version)
     .help()
     .strict()
-    .fail((message, error) => fail(message ?? error?.message ?? 'bad arguments'))
+    // yargs writes some messages over several lines ("Invalid values:\n  Argument: …"): one line it must be.
+    .fail((message, error) => fail((message ?? error?.message ?? 'bad arguments').replace(/\s*\n\s*/g, ' ')))
     .parseAsync();
   return flags as unknown as T;
 }
@@ -92,6 +93,10 @@ function diffFlags(yargs: Argv): Argv {
       if (problem !== undefined) throw new Error(problem);
       return true;
     });
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
 /** Write `text` to `file` whole or not at all (a temporary file renamed over it). */
@@ -127,7 +132,7 @@ async function snapshot(flags: SurfaceFlags, command: readonly string[], version
   const cost = await costOfSurface(surface);
   if (cost !== undefined) surface.cost = cost;
   const text = surfaceText(surface);
-  const counts = `${surface.tools.length} tools, ${surface.resources.length} resources, ${surface.resourceTemplates.length} resource templates, ${surface.prompts.length} prompts`;
+  const counts = [plural(surface.tools.length, 'tool'), plural(surface.resources.length, 'resource'), plural(surface.resourceTemplates.length, 'resource template'), plural(surface.prompts.length, 'prompt')].join(', ');
   const costText = costLine(cost);
   if (flags.output === undefined) {
     process.stdout.write(text);

@@ -37,7 +37,8 @@ export function parseSurfaceFile(text: string): Surface | { error: string } {
   try {
     value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
-    return { error: `not JSON (${error instanceof Error ? error.message : String(error)})` };
+    // JSON.parse quotes the text it failed on, newlines and all: one line it must be.
+    return { error: `not JSON (${(error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ')})` };
   }
   const problem = surfaceProblem(value);
   if (problem !== undefined) return { error: problem };

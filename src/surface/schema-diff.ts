@@ -15,6 +15,8 @@ export type SchemaSide = 'input' | 'output';
 
 /** Keywords read on their own below; any other keyword that changes is a `schema-changed` (risky). */
 const READ_KEYWORDS = new Set(['type', 'enum', 'description', 'title', 'properties', 'required', 'items']);
+/** Keywords that change nothing a caller sends or reads (the dialect an SDK writes, comments, examples): `schema-meta-changed` (benign). */
+const META_KEYWORDS = new Set(['$schema', '$comment', 'examples']);
 
 interface Context {
   side: SchemaSide;
@@ -102,8 +104,14 @@ function diffText(ctx: Context, a: Record<string, unknown>, b: Record<string, un
 
 function diffOtherKeywords(ctx: Context, a: Record<string, unknown>, b: Record<string, unknown>, path: string): void {
   const changed = new Set<string>();
+  const meta = new Set<string>();
   for (const key of [...Object.keys(a), ...Object.keys(b)]) {
-    if (!READ_KEYWORDS.has(key) && canonicalText(a[key]) !== canonicalText(b[key])) changed.add(key);
+    if (READ_KEYWORDS.has(key) || canonicalText(a[key]) === canonicalText(b[key])) continue;
+    (META_KEYWORDS.has(key) ? meta : changed).add(key);
+  }
+  if (meta.size > 0) {
+    const keys = [...meta].sort();
+    add(ctx, 'benign', 'schema-meta-changed', path, `${what(ctx, path)} changed its ${keys.join(', ')}`, pick(a, keys), pick(b, keys));
   }
   if (changed.size === 0) return;
   const keys = [...changed].sort();
