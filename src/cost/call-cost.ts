@@ -27,8 +27,15 @@ export interface CallCost {
  * keep (hidden, or a note in its place such as a frame over 1 MiB).
  */
 export function callCost(method: string, output: unknown): CallCost | undefined {
-  const value = output instanceof RawJson ? output.toJSON() : output;
-  if (!isObject(value) || '[graphmind]' in value) return undefined;
+  if (!hasCallCost(method, output)) return undefined;
+  const value = (output instanceof RawJson ? output.toJSON() : output) as Record<string, unknown>;
   if (method === 'tools/list') return Array.isArray(value.tools) ? { surface: surfaceCost(value.tools) } : undefined;
-  return READ_BY_MODEL.has(method) ? { result: resultCost(value) } : undefined;
+  return { result: resultCost(value) };
+}
+
+/** Would {@link callCost} find something to count (cheap: nothing is tokenized)? */
+export function hasCallCost(method: string, output: unknown): boolean {
+  if (method !== 'tools/list' && !READ_BY_MODEL.has(method)) return false;
+  if (output instanceof RawJson) return true;
+  return isObject(output) && !('[graphmind]' in output);
 }

@@ -6,4 +6,4 @@
  */
 export { TOKENIZER, countTokens, tokenizerLoadMs, MAX_COUNTED_CHARS, MAX_RUN } from './tokenizer.js';
 export { jsonCost, modelView, readByModel, resultCost, surfaceCost, toolDefinitionCost, type Cost, type SurfaceCost } from './cost.js';
-export { callCost, type CallCost } from './call-cost.js';
+export { callCost, hasCallCost, type CallCost } from './call-cost.js';
