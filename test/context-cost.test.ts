@@ -54,7 +54,7 @@ const WEATHER_MESSAGES = [
 
 t.test('against counts the APIs reported', async (t) => {
   // The cookbook's six messages: the OpenAI API reported 124 prompt tokens for gpt-4o and gpt-4o-mini.
-  const six = [
+  const six: Array<Record<string, string>> = [
     { role: 'system', content: 'You are a helpful, pattern-following assistant that translates corporate jargon into plain English.' },
     { role: 'system', name: 'example_user', content: 'New synergies will help drive top-line growth.' },
     { role: 'system', name: 'example_assistant', content: 'Things working well together will increase revenue.' },
