@@ -50,7 +50,7 @@ function surfaceView(surface: NonNullable<CostAnswer['surface']>): HTMLElement[]
   const table = el(
     'table',
     { class: 'cost-tools', attrs: { 'aria-label': 'cost per tool' } },
-    el('thead', {}, el('tr', {}, el('th', { text: 'tool' }), el('th', { text: 'tokens (est.)' }), el('th', { text: 'bytes' }), el('th', { text: 'share' }))),
+    el('thead', {}, el('tr', {}, el('th', { text: 'tool' }), el('th', { class: 'num', text: 'tokens (est.)' }), el('th', { class: 'num', text: 'bytes' }), el('th', { text: 'share' }))),
     el(
       'tbody',
       {},
