@@ -7,6 +7,7 @@ import { answerDiffs } from './answer-diff.js';
 import { answerLabel, changeBadge, timesLine } from './call-changes.js';
 import { callView, holdBadge, requestIdChip, tookText, tookTitle, waitingText } from './call-state.js';
 import { callLineCount, callLinesBlock } from './call-lines.js';
+import { costBlock } from './cost-view.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { callMatches, finding, words, type FindQuery } from './find.js';
 import { clock, duration, ordinal, plural, preview, span } from './format.js';
@@ -236,6 +237,8 @@ export class NodeDetail {
       body.append(sendAgainBar(this.store, instance) ?? '');
       if (tries > 0) body.appendChild(this.#attempts(instance));
       if (instance.error !== undefined) body.appendChild(jsonBlock(answerLabel('error', instance, tries), instance.error, true, 'error'));
+      // What the answer costs a model's context, above the answer itself (cost-view.ts).
+      body.append(costBlock(this.store.run, instance) ?? '');
       if (instance.output !== undefined) body.appendChild(jsonBlock(answerLabel('output', instance, tries), instance.output));
       // What the debugger changed, beside what it replaced; and the call's time, the held part apart.
       const diffs = answerDiffs(instance);
