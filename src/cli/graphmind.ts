@@ -145,6 +145,7 @@ async function main(): Promise<void> {
   if (argv[0] === 'mcp') return mcp();
   if (argv[0] === 'replay') return replay();
   if (argv[0] === 'verify') return verify();
+  if (argv[0] === 'surface') return (await import('./surface-command.js')).runSurfaceCommand(argv.slice(1), readVersion());
   if (argv[0] === 'export' || argv[0] === 'import') {
     const name = argv[0];
     const [{ default: yargs }, exporting, importing] = await Promise.all([
@@ -180,6 +181,7 @@ async function main(): Promise<void> {
     .command('import', 'Load a run log someone sent you into the viewer (graphmind import --help)')
     .command('replay', 'Serve a recorded run as a mock MCP server, without the real one (graphmind replay --help)')
     .command('verify', 'Play a recorded run against a new version of the server and show what answers differently (graphmind verify --help)')
+    .command('surface', "Write a server's tool surface as a lock file, or class the changes between two (graphmind surface --help)")
     .command(['serve', '$0'], 'Start the debugger on 127.0.0.1:4747 (the default command)', serveFlags, (flags) =>
       runServeCommand(flags as unknown as ServeFlags, version),
     )
