@@ -117,6 +117,6 @@ export async function readLock(file: string): Promise<DriftLock | string> {
     return `--lock ${file}: cannot read it (${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory' : (code ?? 'unreadable')})`;
   }
   const surface = parseSurfaceFile(text);
-  if ('error' in surface) return `--lock ${file}: not a surface file (${surface.error})`;
+  if ('error' in surface) return `--lock ${file}: not a surface file: ${surface.error}`;
   return { surface, name: file };
 }

@@ -1,6 +1,6 @@
 import { isObject } from '../json/is-object.js';
 import { messageOf, type Frame } from '../streams/frame.js';
-import { diffListAnswers, type Surface, type SurfaceChange } from '../surface/index.js';
+import { diffListAnswers, LIST_FIELD, listOfMethod, type Surface, type SurfaceChange } from '../surface/index.js';
 
 /** The log stream a drift is recorded on (`LogLine.stream`), on the list call's node and instance. */
 export const DRIFT_LOG_STREAM = 'drift';
@@ -33,17 +33,9 @@ export interface DriftLock {
   name: string;
 }
 
-/** Each watched list method: the field of its result that holds the items, and the surface's list of them. */
-const LISTS: Readonly<Record<string, { field: string; list: string }>> = Object.freeze({
-  'tools/list': { field: 'tools', list: 'tools' },
-  'prompts/list': { field: 'prompts', list: 'prompts' },
-  'resources/list': { field: 'resources', list: 'resources' },
-  'resources/templates/list': { field: 'resourceTemplates', list: 'resourceTemplates' },
-});
-
 /** Is `method` one of the four list methods whose answers are watched? */
 export function isListMethod(method: string): boolean {
-  return Object.hasOwn(LISTS, method);
+  return listOfMethod(method) !== undefined;
 }
 
 /** The page cursor of a list request's params (`''` for the first page). */
@@ -91,7 +83,8 @@ export class DriftWatch {
   }
 
   #againstLock(method: string, params: unknown, result: Record<string, unknown>): Drift | undefined {
-    const { field, list } = LISTS[method] as { field: string; list: string };
+    const list = listOfMethod(method) as keyof typeof LIST_FIELD;
+    const field = LIST_FIELD[list];
     const items = Array.isArray(result[field]) ? (result[field] as unknown[]) : [];
     const cursor = cursorOf(params);
     let pages = this.#pages.get(method);
@@ -105,7 +98,7 @@ export class DriftWatch {
     }
     this.#pages.delete(method);
     const lock = this.#lock as DriftLock;
-    const found = drift(method, 'lock', diffListAnswers(method, { [field]: (lock.surface as unknown as Record<string, unknown>)[list] ?? [] }, { [field]: all }));
+    const found = drift(method, 'lock', diffListAnswers(method, { [field]: lock.surface[list] }, { [field]: all }));
     if (found !== undefined) found.lock = lock.name;
     return found;
   }
