@@ -29,7 +29,7 @@ export interface ProxyOptions {
    * error, until the next change. @default [] (no watching)
    */
   watch?: readonly string[];
-  /** Compare list answers with this lock file's surface for live drift (`--lock`), not with the session's first answers. @default undefined */
+  /** Compare list answers with this lock file's surface for live drift (`--lock`), not with the session's first answers. @default undefined @internal */
   lock?: DriftLock;
   /** Hold the first frame until a debugger attaches. @default false */
   waitForAttach?: boolean;

@@ -36,7 +36,7 @@ export interface DebugSessionOptions {
   source?: string;
   /** Delay the first frame until the debugger attaches (up to 3 s). @default false */
   waitForAttach?: boolean;
-  /** Compare list answers with this lock file's surface for live drift (`mcp-proxy --lock`). @default undefined */
+  /** Compare list answers with this lock file's surface for live drift (`mcp-proxy --lock`). @default undefined @internal */
   lock?: DriftLock;
   /** Called when a frame starts holding. @default undefined */
   onHolding?: (notice: HoldingNotice) => void;

@@ -123,7 +123,7 @@ export function driftText(drift: Drift): string {
 
 /** Who hears of a drift found on the wire (the relay's recorder is one). */
 export interface DriftRecorder {
-  /** A list answer to `request` drifted: record it on the call. @default undefined */
+  /** A list answer to `request` drifted: record it on the call. @default undefined @internal */
   onDrift?(request: Frame, drift: Drift): void;
 }
 

@@ -84,7 +84,7 @@ export interface FrameHoldsOptions {
    * @default undefined
    */
   onUnwatched?: (notice: HoldingNotice) => void;
-  /** Compare list answers with this lock file's surface instead of with the session's first answers (`mcp-proxy --lock`). @default undefined */
+  /** Compare list answers with this lock file's surface instead of with the session's first answers (`mcp-proxy --lock`). @default undefined @internal */
   lock?: DriftLock;
 }
 

@@ -27,7 +27,7 @@ export interface RelayGateOptions {
   onHolding?: (notice: HoldingNotice) => void;
   /** Called once for a hold no viewer watches (see `FrameHoldsOptions.onUnwatched`). @default undefined */
   onUnwatched?: (notice: HoldingNotice) => void;
-  /** Compare list answers with this lock file's surface for live drift (see `FrameHoldsOptions.lock`). @default undefined */
+  /** Compare list answers with this lock file's surface for live drift (see `FrameHoldsOptions.lock`). @default undefined @internal */
   lock?: DriftLock;
 }
 

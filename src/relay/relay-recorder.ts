@@ -293,6 +293,7 @@ export class RelayRecorder {
    * A list answer to `request` differs from the session's first (or the
    * lock): a log line on the call, `stream: "drift"`, one line per change
    * (see `driftText`).
+   * @internal
    */
   onDrift(request: Frame, drift: Drift): void {
     if (this.#finished) return;
