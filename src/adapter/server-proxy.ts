@@ -3,11 +3,13 @@ import { isObject } from '../json/is-object.js';
 import { CONNECT_WAIT_MS } from './adapter-options.js';
 import type { AdapterStats } from './adapter-stats.js';
 import { CallRun } from './call-run.js';
+import { isListMethod } from '../relay/drift-watch.js';
 import { callShape } from './call-shape.js';
 import { detachedCall, type DetachedSink } from './detached-calls.js';
 import type { FirstContact } from './first-contact.js';
 import { GatedCall, type CallHost } from './gated-call.js';
 import type { LiveCalls } from './live-calls.js';
+import { driftCheckedList } from './list-drift.js';
 import { newScope, requestScope, scopeOfContext, settleScope, type ScopeTracking } from './request-scope.js';
 import type { RunningCall } from './running-call.js';
 import { gatedSampling } from './sampling-gate.js';
@@ -252,12 +254,14 @@ function connectFor(host: ProxyHost, state: ServerState, target: object, proxy: 
 }
 
 /** The request handlers' map as the SDK's dispatch reads it: gated methods run in a request scope. */
-function handlersView(host: ProxyHost, map: Map<unknown, unknown>, scoped: WeakMap<object, AnyFunction>): Map<unknown, unknown> {
+function handlersView(host: ProxyHost, state: ServerState, map: Map<unknown, unknown>, scoped: WeakMap<object, AnyFunction>): Map<unknown, unknown> {
   return new Proxy(map, {
     get(m, key) {
       if (key === 'get') {
         return (method: unknown): unknown => {
           const handler = m.get(method);
+          // A list method's answer is compared for live drift (list-drift.ts), debugger or not.
+          if (typeof handler === 'function' && typeof method === 'string' && isListMethod(method)) return listView(host, state, method, handler as AnyFunction, scoped);
           // Detached, nothing can hold or be decided: the SDK's own handler, with no scope to carry.
           if (typeof handler !== 'function' || (!host.core.armed && !host.contact.open) || typeof method !== 'string' || !Object.hasOwn(GATED_METHODS, method)) return handler;
           let wrapper = scoped.get(handler);
@@ -272,6 +276,16 @@ function handlersView(host: ProxyHost, map: Map<unknown, unknown>, scoped: WeakM
       return typeof value === 'function' ? (value as AnyFunction).bind(m) : value;
     },
   });
+}
+
+/** A list method's handler with live drift, made once per handler. */
+function listView(host: ProxyHost, state: ServerState, method: string, handler: AnyFunction, made: WeakMap<object, AnyFunction>): AnyFunction {
+  let wrapper = made.get(handler);
+  if (wrapper === undefined) {
+    wrapper = driftCheckedList(host, state, method, handler);
+    made.set(handler, wrapper);
+  }
+  return wrapper;
 }
 
 /**
@@ -369,7 +383,7 @@ function serverProxy(host: ProxyHost, state: ServerState, target: object, direct
         case '_requestHandlers': {
           const map = Reflect.get(t, key, receiver);
           if (!(map instanceof Map) || host.disposed) return map;
-          if (views?.map !== map) views = { map, view: handlersView(host, map, scoped) };
+          if (views?.map !== map) views = { map, view: handlersView(host, state, map, scoped) };
           return views.view;
         }
         case 'setRequestHandler':

@@ -1,5 +1,8 @@
 import type { Argv } from 'yargs';
+import { readFile } from 'node:fs/promises';
 import { runProxy } from '../proxy/run-proxy.js';
+import type { DriftLock } from '../relay/drift-watch.js';
+import { parseSurfaceFile } from '../surface/index.js';
 import { createStderrSink } from '../proxy/stderr-sink.js';
 import { EXIT_USAGE, PROXY_FLAG_DEFAULTS, proxyFlagsProblem, watchList, type ProxyFlags } from './proxy-flags.js';
 import { PORT_FLAG_HELP } from './debugger-port.js';
@@ -56,6 +59,11 @@ export function proxyFlags(yargs: Argv): Argv<ProxyFlags> {
       requiresArg: true,
       describe: 'Restart the server when one of these files or folders changes (comma-separated), keeping the host session up',
     })
+    .option('lock', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'A surface file (graphmind surface -o): list answers that differ from it are drift (recorded; held with pauseOnDrift)',
+    })
     .option('data-dir', {
       type: 'string',
       requiresArg: true,
@@ -77,7 +85,14 @@ export async function runProxyCommand(flags: ProxyFlags, server: readonly string
     await sink.flush(1000);
     process.exit(EXIT_USAGE);
   }
+  const lock = flags.lock === undefined ? undefined : await readLock(flags.lock);
+  if (typeof lock === 'string') {
+    sink.write(`graphmind mcp-proxy: ${lock}\n`);
+    await sink.flush(1000);
+    process.exit(EXIT_USAGE);
+  }
   const result = await runProxy({
+    lock,
     command,
     args,
     trace: flags.trace,
@@ -90,4 +105,18 @@ export async function runProxyCommand(flags: ProxyFlags, server: readonly string
     stderr: sink,
   });
   process.exit(result.exitCode);
+}
+
+/** The `--lock` file read and parsed, or the one line that says why it cannot be used. */
+export async function readLock(file: string): Promise<DriftLock | string> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return `--lock ${file}: cannot read it (${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory' : (code ?? 'unreadable')})`;
+  }
+  const surface = parseSurfaceFile(text);
+  if ('error' in surface) return `--lock ${file}: not a surface file: ${surface.error}`;
+  return { surface, name: file };
 }

@@ -21,6 +21,8 @@ export interface ProxyFlags {
   'data-dir': string | undefined;
   /** Files and folders whose change restarts the server, comma-separated; undefined: none. */
   watch: string | undefined;
+  /** A surface file (`graphmind surface -o`): list answers are compared with it for live drift; undefined: with the session's first answers. */
+  lock?: string;
 }
 
 /** The value of each `mcp-proxy` flag when it is not given (used by both parsers). */
@@ -32,6 +34,7 @@ export const PROXY_FLAG_DEFAULTS: Readonly<ProxyFlags> = Object.freeze({
   port: undefined,
   'data-dir': undefined,
   watch: undefined,
+  lock: undefined,
 });
 
 /**
@@ -39,8 +42,9 @@ export const PROXY_FLAG_DEFAULTS: Readonly<ProxyFlags> = Object.freeze({
  * `graphmind mcp-proxy: ` prefix, or `undefined` when they are fine. Both the
  * yargs parser and {@link parseProxyFlags} use it, so the messages match.
  */
-export function proxyFlagsProblem(flags: Pick<ProxyFlags, 'max-frame-bytes' | 'port'> & { 'data-dir'?: string; watch?: string }): string | undefined {
+export function proxyFlagsProblem(flags: Pick<ProxyFlags, 'max-frame-bytes' | 'port'> & { 'data-dir'?: string; watch?: string; lock?: string }): string | undefined {
   if (flags['data-dir'] === '') return '--data-dir must name a directory';
+  if (flags.lock === '') return '--lock must name a surface file';
   if (flags.watch !== undefined && watchList(flags.watch).length === 0) return '--watch must name a file or folder';
   const size = flags['max-frame-bytes'];
   if (!Number.isSafeInteger(size) || size < 1) return '--max-frame-bytes must be a positive whole number of bytes';
@@ -68,7 +72,7 @@ export interface ParsedProxyFlags {
  * `--no-trace` (and the same for `--wait-for-attach` and `--inherit-stderr`),
  * `--port 4748`, `--port=4748` (and the same for `--max-frame-bytes`), with
  * a value made of digits only, `--data-dir <dir>`, `--data-dir=<dir>` (and
- * the same for `--watch`) with a value that does not start with `-`, and
+ * the same for `--watch` and `--lock`) with a value that does not start with `-`, and
  * each flag at most once.
  *
  * Anything else (help, version, an unknown or camelCase flag, a missing or
@@ -92,7 +96,7 @@ export function parseProxyFlags(args: readonly string[]): ParsedProxyFlags | und
     } else if (equals === -1 && isBooleanFlag(negated) && !seen.has(negated)) {
       seen.add(negated);
       flags[negated] = false;
-    } else if ((name === 'data-dir' || name === 'watch') && !seen.has(name)) {
+    } else if ((name === 'data-dir' || name === 'watch' || name === 'lock') && !seen.has(name)) {
       seen.add(name);
       const value = equals === -1 ? args[++i] : arg.slice(equals + 1);
       if (value === undefined || value === '' || value.startsWith('-')) return undefined;

@@ -1,5 +1,5 @@
 /** Flags of `mcp-proxy` that take a value, for finding where the server's command starts. */
-const VALUE_FLAGS = new Set(['--port', '--max-frame-bytes', '--data-dir', '--watch']);
+const VALUE_FLAGS = new Set(['--port', '--max-frame-bytes', '--data-dir', '--watch', '--lock']);
 
 /**
  * Split `mcp-proxy`'s arguments into the proxy's own flags and the server's

@@ -1,7 +1,7 @@
 import type { Breakpoints, GatePoint, NodeBreakpoint } from '../protocol/control.js';
 
 /** Why a frame or a handler is held. */
-export type HoldReason = 'breakpoint' | 'error' | 'loop';
+export type HoldReason = 'breakpoint' | 'error' | 'loop' | 'drift';
 
 /** A place where a call may stop, as a hold policy sees it. */
 export interface HoldQuery {
@@ -11,6 +11,8 @@ export interface HoldQuery {
   nodeId: string;
   /** At `after`: the answer is a failure (a JSON-RPC error, an `isError` result, a thrown error). */
   failed?: boolean;
+  /** At `after`: a list answer that differs from the session's first (or the lock): held with `pauseOnDrift`. */
+  drift?: boolean;
   /** At `before`: the loop detector says this call completes a loop. */
   loop?: boolean;
   /**
@@ -39,6 +41,7 @@ export interface HoldPlan {
  * | before | a `before` breakpoint on the node | before | breakpoint |
  * | before | otherwise, the call completes a loop | before | loop |
  * | after | an `after` breakpoint on the node | after | breakpoint |
+ * | after | otherwise, a list answer drifted and pause-on-drift is on | after | drift |
  * | after | otherwise, the answer failed and pause-on-error is on | error | error |
  *
  * A node's breakpoint counts only where it applies: it has no `server`
@@ -54,10 +57,12 @@ export function holdPlan(breakpoints: Breakpoints, query: HoldQuery): HoldPlan |
     return query.loop === true ? LOOP : undefined;
   }
   if (node !== undefined && node.after === true) return BREAK_AFTER;
+  if (query.drift === true && breakpoints.pauseOnDrift === true) return DRIFT;
   return query.failed === true && breakpoints.pauseOnError ? ERROR : undefined;
 }
 
 const BREAK_BEFORE: HoldPlan = Object.freeze({ point: 'before', reason: 'breakpoint' });
 const LOOP: HoldPlan = Object.freeze({ point: 'before', reason: 'loop' });
 const BREAK_AFTER: HoldPlan = Object.freeze({ point: 'after', reason: 'breakpoint' });
+const DRIFT: HoldPlan = Object.freeze({ point: 'after', reason: 'drift' });
 const ERROR: HoldPlan = Object.freeze({ point: 'error', reason: 'error' });

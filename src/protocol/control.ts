@@ -29,6 +29,8 @@ export interface NodeBreakpoint {
 export interface Breakpoints {
   /** Hold failing calls (JSON-RPC errors and `isError` results), on every server. @default true */
   pauseOnError: boolean;
+  /** Hold a list answer that differs from the session's first (or from the proxy's `--lock`), with reason `drift`. @default false */
+  pauseOnDrift?: boolean;
   /** Per nodeId: hold before the request goes out, after the answer comes back; on one server or on every one. */
   nodes: Record<string, NodeBreakpoint>;
 }

@@ -1,5 +1,6 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import type { DriftLock } from '../relay/drift-watch.js';
 import type { TextSink } from '../relay/text-sink.js';
 
 /** The shape of `child_process.spawn` the proxy needs; injectable for tests. */
@@ -28,6 +29,8 @@ export interface ProxyOptions {
    * error, until the next change. @default [] (no watching)
    */
   watch?: readonly string[];
+  /** Compare list answers with this lock file's surface for live drift (`--lock`), not with the session's first answers. @default undefined @internal */
+  lock?: DriftLock;
   /** Hold the first frame until a debugger attaches. @default false */
   waitForAttach?: boolean;
   /** The host side's input. @default process.stdin */

@@ -113,6 +113,7 @@ export class ProxySession implements RestartHost {
       dataDir: options.dataDir,
       env: options.env ?? process.env,
       waitForAttach: options.waitForAttach ?? false,
+      lock: options.lock,
       // A held call is somebody's agent waiting.
       onHolding: ({ hold, method, call, url }) =>
         this.#sink.write(`${holding('mcp-proxy', method, idForDisplay(call), hold.point, url, hold.reason === 'loop' ? (call.node?.label ?? '') : undefined)}\n`),

@@ -3,6 +3,7 @@ import { hideSettings, switchOn } from '../report/hide.js';
 import { Reporter } from '../report/reporter.js';
 import type { Relay } from '../streams/create-relay.js';
 import type { Frame } from '../streams/frame.js';
+import type { DriftLock } from './drift-watch.js';
 import { RelayGate, type HoldingNotice } from './relay-gate.js';
 import { RelayRecorder, type SessionEnd } from './relay-recorder.js';
 
@@ -35,6 +36,8 @@ export interface DebugSessionOptions {
   source?: string;
   /** Delay the first frame until the debugger attaches (up to 3 s). @default false */
   waitForAttach?: boolean;
+  /** Compare list answers with this lock file's surface for live drift (`mcp-proxy --lock`). @default undefined @internal */
+  lock?: DriftLock;
   /** Called when a frame starts holding. @default undefined */
   onHolding?: (notice: HoldingNotice) => void;
   /** Called once for a hold no viewer watches (the proxy says so on stderr). @default undefined */
@@ -65,7 +68,7 @@ export class DebugSession {
     const recorder = new RelayRecorder({ reporter, command: options.command, args: options.args, name: options.name, source: options.source, hide: hideSettings(env) });
     this.reporter = reporter;
     this.recorder = recorder;
-    this.gate = new RelayGate({ reporter, recorder, waitForAttach: options.waitForAttach, loopAllow: loopAllowList(env), onHolding: options.onHolding, onUnwatched: options.onUnwatched });
+    this.gate = new RelayGate({ reporter, recorder, waitForAttach: options.waitForAttach, loopAllow: loopAllowList(env), onHolding: options.onHolding, onUnwatched: options.onUnwatched, lock: options.lock });
     // Called for every frame: a plain function, no wrapper allocating its arguments.
     this.onFrame = (frame: Frame): void => {
       try {

@@ -13,6 +13,7 @@ import { heldMessage, type HideSettings } from '../report/hide.js';
 import { messageOf, type Direction, type Frame, type JsonRpcMessage } from '../streams/frame.js';
 import { madeFrame } from '../streams/lifter.js';
 import { madeValue } from '../streams/made-frame.js';
+import { ListDrift, isListMethod, type DriftLock, type DriftRecorder } from './drift-watch.js';
 import { noViewerText } from './messages.js';
 import { NoViewerNotice, type HoldingNotice } from './no-viewer.js';
 
@@ -23,7 +24,7 @@ export type { HoldingNotice } from './no-viewer.js';
 export const WAIT_FOR_ATTACH_MS = 3000;
 
 /** The recorder as the gate uses it (a `RelayRecorder` is one). */
-export interface GateRecorder {
+export interface GateRecorder extends DriftRecorder {
   /** The run the relayed session is recorded as: holds are reported on it. */
   readonly runId: string;
   /** What the record hides (`GRAPHMIND_HIDE_*`): a hold shows no more. */
@@ -83,6 +84,8 @@ export interface FrameHoldsOptions {
    * @default undefined
    */
   onUnwatched?: (notice: HoldingNotice) => void;
+  /** Compare list answers with this lock file's surface instead of with the session's first answers (`mcp-proxy --lock`). @default undefined @internal */
+  lock?: DriftLock;
 }
 
 const NO_HIDING: HideSettings = { inputs: false, toolResults: false };
@@ -141,6 +144,8 @@ export class FrameHolds {
   readonly #open = new Map<string, OpenHold>();
   /** Requests sent this way have nobody waiting for their answers any more (see {@link FrameHolds.giveUpFrom}). */
   #gone: { direction: Direction; why: string } | undefined;
+  /** Live drift: the session's list answers compared with its first ones (or the lock). */
+  readonly #drift: ListDrift;
 
   constructor(options: FrameHoldsOptions) {
     this.core = options.core;
@@ -148,6 +153,7 @@ export class FrameHolds {
     this.#recorder = options.recorder;
     this.#onHolding = options.onHolding;
     this.#loop = new LoopDetector({ allow: options.loopAllow ?? [] });
+    this.#drift = new ListDrift(options.lock, options.recorder);
     const recorder = options.recorder;
     const onUnwatched = options.onUnwatched;
     this.#noViewer = new NoViewerNotice(options.core, (notice) => {
@@ -212,7 +218,10 @@ export class FrameHolds {
   check(frame: Frame): Promise<readonly Frame[]> | undefined {
     if (this.#stopped) return undefined;
     if (this.#open.size > 0 && frame.type === 'notification' && frame.method === CANCELLED) this.#cancelled(frame);
-    if (frame.type === 'response' && frame.method === 'initialize') this.#noteEra(frame);
+    if (frame.type === 'response' && frame.method !== undefined) {
+      if (frame.method === 'initialize') this.#noteEra(frame);
+      else if (isListMethod(frame.method)) this.#drift.note(frame, frame.method); // only list answers are looked into
+    }
     if (this.#attachWait !== undefined) {
       // waitForAttach: nothing moves until the debugger is there (or 3 s pass).
       return this.#attachWait.then(() => this.#evaluate(frame) ?? [frame]);
@@ -295,7 +304,7 @@ export class FrameHolds {
       const nodeId = request.node.nodeId;
       // A protocol request's "Method not found" is an answer, not a failure (protocol/run-counts): pause-on-error lets it go.
       const failed = frame.type === 'error' ? !(nodeId.startsWith('mcp:') && isMethodProbe(nodeId, messageOf(frame)?.error?.code)) : frame.isError === true;
-      const plan = core.plan(runId, { point: 'after', nodeId, failed, server: this.#server });
+      const plan = core.plan(runId, { point: 'after', nodeId, failed, drift: this.#drift.taken(frame), server: this.#server });
       return plan === undefined ? undefined : this.#hold(frame, plan);
     }
     return undefined;

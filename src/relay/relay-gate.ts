@@ -4,6 +4,7 @@ import type { Relay } from '../streams/create-relay.js';
 import { hasWholeLine, type Frame } from '../streams/frame.js';
 import type { FrameGate } from '../streams/gate-transform.js';
 import { answerRequester } from './answer-requester.js';
+import type { DriftLock } from './drift-watch.js';
 import { FrameHolds, type GateRecorder, type HoldingNotice } from './frame-holds.js';
 
 export { WAIT_FOR_ATTACH_MS, cancelledBy, type GateRecorder, type HoldingNotice } from './frame-holds.js';
@@ -26,6 +27,8 @@ export interface RelayGateOptions {
   onHolding?: (notice: HoldingNotice) => void;
   /** Called once for a hold no viewer watches (see `FrameHoldsOptions.onUnwatched`). @default undefined */
   onUnwatched?: (notice: HoldingNotice) => void;
+  /** Compare list answers with this lock file's surface for live drift (see `FrameHoldsOptions.lock`). @default undefined @internal */
+  lock?: DriftLock;
 }
 
 /** Why a hold is given up when the host's input ends. */
@@ -66,6 +69,7 @@ export class RelayGate implements FrameGate {
       loopAllow: options.loopAllow,
       onHolding: options.onHolding,
       onUnwatched: options.onUnwatched,
+      lock: options.lock,
       wire: {
         answerSender: (request, answer) => this.#answerSender(request, answer),
         resend: (request) => this.#resend(request),

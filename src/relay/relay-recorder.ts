@@ -2,8 +2,10 @@ import type { InstanceError, RestartRecord } from '../protocol/run-model.js';
 import type { GatePoint } from '../protocol/control.js';
 import type { HideSettings } from '../report/hide.js';
 import type { Reporter } from '../report/reporter.js';
+import { RunEvents } from '../report/run-events.js';
 import type { Direction, Frame } from '../streams/frame.js';
 import { SESSION_NODE_ID } from '../streams/node-naming.js';
+import { DRIFT_LOG_STREAM, driftText, type Drift } from './drift-watch.js';
 import { FrameEvents, PROXY_LOG_STREAM } from './frame-events.js';
 import { OpenCalls } from './open-calls.js';
 import { recordSent } from './sent-call.js';
@@ -69,6 +71,8 @@ export class RelayRecorder {
   /** The restarts so far (see {@link RelayRecorder.onRestart}). */
   readonly #restarts: RestartRecord[] = [];
   #finished = false;
+  /** Where drift lines are built (made at the first drift). */
+  #drifts: RunEvents | undefined;
   readonly #detachedLimit: number;
   /** Records what waited as soon as a debugger attaches; let go when the session finishes (a reporter may serve many sessions). */
   readonly #onAttached = (): void => this.flush();
@@ -283,6 +287,20 @@ export class RelayRecorder {
   /** A request held at the before gate (`held`), or let go: no line of the server's is put on it meanwhile. */
   onHeldBefore(request: Frame, held: boolean): void {
     if (!this.#finished) this.#frames.heldBefore(request, held);
+  }
+
+  /**
+   * A list answer to `request` differs from the session's first (or the
+   * lock): a log line on the call, `stream: "drift"`, one line per change
+   * (see `driftText`).
+   * @internal
+   */
+  onDrift(request: Frame, drift: Drift): void {
+    if (this.#finished) return;
+    this.flush();
+    const instanceId = this.#frames.instanceIdOf(request);
+    this.#drifts ??= new RunEvents(this.#reporter, this.runId);
+    this.#drifts.log(request.node?.nodeId ?? SESSION_NODE_ID, driftText(drift), DRIFT_LOG_STREAM, Date.now(), instanceId);
   }
 
   /** The instance recorded for a request or notification frame. */

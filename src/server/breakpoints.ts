@@ -28,9 +28,9 @@ function parseNodeBreakpoint(value: unknown): NodeBreakpoint | string {
  */
 export function parseBreakpoints(body: unknown): Breakpoints | string {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'the body must be an object';
-  const { pauseOnError, nodes, ...rest } = body as Record<string, unknown>;
+  const { pauseOnError, nodes, pauseOnDrift, ...rest } = body as Record<string, unknown>;
   // The field's name is not echoed back: errors never reflect input.
-  if (Object.keys(rest).length > 0) return 'only pauseOnError and nodes are allowed';
+  if (Object.keys(rest).length > 0) return 'only pauseOnError, pauseOnDrift and nodes are allowed';
   if (typeof pauseOnError !== 'boolean') return 'pauseOnError must be true or false';
   if (nodes === null || typeof nodes !== 'object' || Array.isArray(nodes)) return 'nodes must be an object keyed by nodeId';
   const entries = Object.entries(nodes as Record<string, unknown>);
@@ -42,7 +42,13 @@ export function parseBreakpoints(body: unknown): Breakpoints | string {
     if (typeof point === 'string') return point;
     clean[nodeId] = point;
   }
-  return { pauseOnError, nodes: { ...clean } };
+  const parsed: Breakpoints = { pauseOnError, nodes: { ...clean } };
+  // pauseOnDrift is optional: absent stays absent (false), so older clients' PUTs and GETs read as before.
+  if (pauseOnDrift !== undefined) {
+    if (typeof pauseOnDrift !== 'boolean') return 'pauseOnDrift must be true or false';
+    parsed.pauseOnDrift = pauseOnDrift;
+  }
+  return parsed;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Instance } from '../protocol/run-model.js';
 import type { Hold } from '../protocol/control.js';
 import { answerDiffs } from './answer-diff.js';
 import { answerLabel, changeBadge, timesLine } from './call-changes.js';
+import { driftChangesBlock } from './drift-changes.js';
 import { callView, holdBadge, requestIdChip, tookText, tookTitle, waitingText } from './call-state.js';
 import { callLineCount, callLinesBlock } from './call-lines.js';
 import { costBlock } from './cost-view.js';
@@ -243,6 +244,7 @@ export class NodeDetail {
       // What the debugger changed, beside what it replaced; and the call's time, the held part apart.
       const diffs = answerDiffs(instance);
       if (diffs !== null) body.appendChild(diffs);
+      body.append(driftChangesBlock(this.store.run, instance) ?? '');
       const times = timesLine(instance);
       if (times !== null) body.appendChild(times);
       // What the server printed while this was the only call in flight (call-lines.ts).

@@ -100,7 +100,7 @@ function nodeChanges(): Field<Record<string, NodeChange> | undefined> {
 
 /** `current` with `pauseOnError` and `nodes` changed as given (pure). */
 export function mergeBreakpoints(current: Breakpoints, pauseOnError: boolean | undefined, nodes: Record<string, NodeChange> | undefined): Breakpoints {
-  const merged: Breakpoints = { pauseOnError: pauseOnError ?? current.pauseOnError, nodes: { ...current.nodes } };
+  const merged: Breakpoints = { ...current, pauseOnError: pauseOnError ?? current.pauseOnError, nodes: { ...current.nodes } };
   for (const [nodeId, change] of Object.entries(nodes ?? {})) {
     const next = { ...merged.nodes[nodeId], ...change };
     const kept: { before?: boolean; after?: boolean; server?: string } = {};
