@@ -37,7 +37,7 @@ function parseRule(value: unknown, index: number): BreakpointRule | RuleProblem 
   if (id !== undefined && (typeof id !== 'string' || !RULE_ID.test(id))) return bad('id must be 1 to 64 letters, digits, or _ . : -');
   if (typeof when !== 'string') return bad('when must be an expression (a string)');
   const compiled = compileCondition(when);
-  if (!compiled.ok) return { error: `rules[${index}].when: ${compiled.error}`, rule: index, position: compiled.position };
+  if (!compiled.ok) return { error: `rules[${index}].when: ${compiled.error} (position ${compiled.position})`, rule: index, position: compiled.position };
   if (gate !== undefined && (typeof gate !== 'string' || !GATES.has(gate))) return bad('gate must be before, after or both');
   if (action !== undefined && (typeof action !== 'string' || !ACTIONS.has(action))) return bad('action must be pause or log');
   if (hits !== undefined && hits !== 'every' && hits !== 'once' && !(typeof hits === 'number' && Number.isSafeInteger(hits) && hits > 0)) {
