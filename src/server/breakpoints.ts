@@ -155,9 +155,13 @@ export class BreakpointsState {
     this.#onRules = options.onRules;
   }
 
-  /** The breakpoints in force, with each rule's defaults filled in, its hit count and whether it is armed. */
+  /**
+   * The breakpoints in force, with each rule's defaults filled in, its hit
+   * count and whether it is armed (`rules` only when there are any, so the
+   * breakpoints of a debugger without rules look as they always did).
+   */
   get current(): Breakpoints {
-    return { ...this.#current, rules: this.#rules.states() };
+    return this.#rules.size === 0 ? this.#current : { ...this.#current, rules: this.#rules.states() };
   }
 
   /** What reporters are sent: the enabled, armed rules with the hits each has left. */
