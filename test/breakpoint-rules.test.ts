@@ -4,7 +4,7 @@
 // reporters are sent), the breakpoints state that pushes a disarmed rule to
 // every reporter, the hold policy's order, and a reporter's own count.
 import t from 'tap';
-import { MAX_RULES, type Breakpoints, type BreakpointRule } from '../src/protocol/control.js';
+import { MAX_RULES, type Breakpoints, type BreakpointRule, type RuleState } from '../src/protocol/control.js';
 import { parseBreakpoints, BreakpointsState, type BreakpointsPeer } from '../src/server/breakpoints.js';
 import { RuleBook } from '../src/server/breakpoint-rules.js';
 import { RuleSet } from '../src/gates/rules.js';
@@ -144,7 +144,7 @@ t.test('the breakpoints state: no rules look as before; a PUT without rules keep
   t.equal(state.version, version + 1, 'a rule used up: a new version');
   t.same(sent.at(-1)?.breakpoints.rules?.map((rule) => rule.id), ['all'], 'sent to every reporter without it');
   t.same(
-    state.current.rules?.map((rule) => [rule.id, (rule as { hitCount: number }).hitCount, (rule as { armed: boolean }).armed]),
+    state.current.rules?.map((rule) => [rule.id, (rule as RuleState).hitCount, (rule as RuleState).armed]),
     [
       ['one', 1, false],
       ['all', 1, true],
