@@ -101,9 +101,14 @@ async function scenario(t: Test, serve: ServeProcess, target: Target): Promise<v
     t.same(await listHolds(serve), [], 'nothing held');
     let lines: Run['logs'] = [];
     await waitForAsync(async () => (lines = await logpointLines(serve, id)).length === 1, 10_000, 'the logpoint line');
-    t.match(lines[0], { stream: 'logpoint', ruleId: id, nodeId: 'tool:echo', values: [{ at: '$.params.arguments.text', value: 'log-me please' }] }, 'one line on the call, with the rule and the value it looked at');
+    t.match(lines[0], { stream: 'logpoint', ruleId: id, nodeId: 'tool:echo' }, 'one line on the call, with the rule');
+    t.same(
+      lines[0]?.values?.find((value) => value.at === '$.params.arguments.text'),
+      { at: '$.params.arguments.text', value: 'log-me please' },
+      'and the values the expression looked at',
+    );
     t.type(lines[0]?.instanceId, 'string', 'naming the call');
-    t.match(lines[0]?.text, new RegExp(`^${id} · tools/call tool:echo · \\$\\.params\\.arguments\\.text = "log-me please"`), 'and saying it in one line');
+    t.match(lines[0]?.text, new RegExp(`^${id} · tools/call tool:echo · .*\\$\\.params\\.arguments\\.text = "log-me please"`), 'and saying it in one line');
     await waitForAsync(async () => (await rules(serve))[0]?.hitCount === 1, 10_000, 'the hit counted');
   });
 
