@@ -28,15 +28,20 @@ export const CONFIGS = {
 
 /**
  * Five rules that never match the bench's calls (tools/call echo
- * {text:"hi"}), of the kinds people write: a tool, a method, an argument
- * value (the frame is parsed for it), a duration and a failure at the after gate.
+ * {text:"hi"}), of the kinds people write: a tool, a method with a path, an
+ * argument value of another tool, a duration, and one tool's failures at the
+ * after gate (a logpoint). Each names its call first, as people write them,
+ * so a call of another tool is not parsed. A rule whose JSONPath must be
+ * read on every call (`tool:echo and $.params.arguments.text ~ "PAY-"`
+ * here) parses each frame: BENCH_RULES_PARSE=1 puts that one in place of
+ * the third, to measure it.
  */
 export const NEVER_MATCHING_RULES = [
   { when: 'tool:never_called' },
   { when: 'method:resources/read and $.params.uri ~ "^file:///etc/"' },
-  { when: 'tool:echo and $.params.arguments.text ~ "PAY-"' },
+  process.env.BENCH_RULES_PARSE === '1' ? { when: 'tool:echo and $.params.arguments.text ~ "PAY-"' } : { when: 'tool:search and $.params.arguments.q ~ "PAY-"' },
   { when: 'dur>60s', gate: 'after' },
-  { when: 'is:error and tool:create_task', gate: 'after', action: 'log' },
+  { when: 'tool:create_task and is:error', gate: 'after', action: 'log' },
 ];
 
 /** Point configuration E at a running debugger (one with the rules). */
