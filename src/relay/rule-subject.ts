@@ -17,12 +17,19 @@ import { messageOf, type Frame } from '../streams/frame.js';
  * (atoms such as `tool:` or `dur>` read the classification only).
  */
 export class FrameSubject implements ConditionSubject {
+  /** The call's method (the request's, for an answer). */
   readonly method: string | undefined;
+  /** The call's graph node. */
   readonly nodeId: string | undefined;
+  /** Who sent the request: the host, or the server (sampling, elicitation, roots). */
   readonly from: 'host' | 'server';
+  /** What the frame is. */
   readonly kind: 'request' | 'answer' | 'notification';
+  /** `open` for a request, `ok` or `error` for an answer. */
   readonly status: 'ok' | 'error' | 'open' | undefined;
+  /** For an answer: from reading its request to reading it, at the proxy, in ms. */
   readonly durationMs: number | undefined;
+  /** The frame's bytes. */
   readonly bytes: number;
   readonly #call: Frame;
   readonly #answer: Frame | undefined;

@@ -97,7 +97,7 @@ export class RuleBook {
     return this.#rules.map((rule) => ({ ...rule }));
   }
 
-  /** True when there is no rule. */
+  /** How many rules there are. */
   get size(): number {
     return this.#rules.length;
   }
