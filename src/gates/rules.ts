@@ -9,6 +9,7 @@
  */
 import { compileCondition, conditionValues, evaluateCondition, type Condition, type ConditionSubject } from '../conditions/index.js';
 import type { BreakpointRule } from '../protocol/control.js';
+import type { LogpointValue } from '../protocol/run-model.js';
 
 /** A rule compiled for a gate: its expression, and the matches it may still act on. */
 export interface CompiledRule {
@@ -29,7 +30,7 @@ export interface LogpointHit {
   /** The logpoint's id. */
   ruleId: string;
   /** What its expression looked at (`conditionValues`). */
-  values: Array<{ at: string; value: unknown }>;
+  values: LogpointValue[];
 }
 
 const NONE: readonly CompiledRule[] = Object.freeze([]);

@@ -6,7 +6,7 @@
  * @module
  */
 import type { GatePoint, Hold, HoldAction } from './control.js';
-import type { GraphNode, Instance, InstanceError, LogLine, NodeKind, Run, RunSummary, RUN_ID_PATTERN } from './run-model.js';
+import type { GraphNode, Instance, InstanceError, LogLine, LogpointValue, NodeKind, Run, RunSummary, RUN_ID_PATTERN } from './run-model.js';
 
 /**
  * Node fields carried by the event that first mentions a node. Only the
@@ -168,7 +168,7 @@ export interface LogEvent extends EventBase {
   /** A logpoint's line (`stream: "logpoint"`): the rule that logged it ({@link LogLine.ruleId}). */
   ruleId?: string;
   /** A logpoint's line: the values its expression looked at ({@link LogLine.values}). */
-  values?: Array<{ at: string; value: unknown }>;
+  values?: LogpointValue[];
 }
 /** The reporter dropped events (its buffer was full). */
 export interface DroppedEvent extends EventBase {

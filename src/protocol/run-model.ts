@@ -295,7 +295,15 @@ export interface LogLine {
   /** A logpoint's line (`stream: "logpoint"`): the id of the rule that logged it. */
   ruleId?: string;
   /** A logpoint's line: the values its expression looked at, e.g. `[{ at: "$.params.arguments.q", value: "PAY-1" }]`. */
-  values?: Array<{ at: string; value: unknown }>;
+  values?: LogpointValue[];
+}
+
+/** One value a logpoint's expression looked at. */
+export interface LogpointValue {
+  /** What it looked at: a JSONPath (`$.params.arguments.q`) or an atom (`dur`, `node`, `text`). */
+  at: string;
+  /** The value there for this call (hidden or cut as the line records it). */
+  value: unknown;
 }
 
 /** One restart of the server under the session, as `meta.restarts` lists it. */
