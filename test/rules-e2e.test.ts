@@ -168,3 +168,25 @@ t.test('the adapter', async (t) => {
     });
   }
 });
+
+t.test('PUT /api/breakpoints refuses bad rules with a 400 that says which and where, and changes nothing', async (t) => {
+  const serve = await startDebugger(t);
+  await setBreakpoints(serve, { pauseOnError: true, nodes: {}, rules: [{ id: 'kept', when: 'tool:echo' }] });
+  const before = (await api(serve.port, serve.token, 'GET', '/api/breakpoints')).json;
+  const put = (rules: unknown): Promise<{ status: number; json: unknown }> => api(serve.port, serve.token, 'PUT', '/api/breakpoints', { pauseOnError: false, nodes: {}, rules });
+  const bad: Array<[string, unknown, Record<string, unknown>]> = [
+    ['a bad expression', [{ when: 'tool:echo' }, { when: 'tool:echo and $.params.q ~' }], { error: /^bad breakpoints: rules\[1\]\.when: .*\(position 26\)$/, rule: 1, position: 26 }],
+    ['an empty expression', [{ when: '' }], { rule: 0, position: 0 }],
+    ['an expression nested 1,000 deep', [{ when: `${'('.repeat(1000)}tool:a${')'.repeat(1000)}` }], { rule: 0 }],
+    ['an unknown gate', [{ when: 'tool:a', gate: 'sideways' }], { error: /gate must be before, after or both/, rule: 0 }],
+    ['an unknown action', [{ when: 'tool:a', action: 'explode' }], { error: /action must be pause or log/, rule: 0 }],
+    ['hits -1', [{ when: 'tool:a', hits: -1 }], { error: /hits must be every, once or a positive integer/, rule: 0 }],
+    ['10,000 rules', Array.from({ length: 10_000 }, () => ({ when: 'tool:a' })), { error: /at most 1000 rules/ }],
+  ];
+  for (const [name, rules, expected] of bad) {
+    const answer = await put(rules);
+    t.equal(answer.status, 400, `${name}: 400`);
+    t.match(answer.json, expected, `${name}: says what, which rule and where`);
+  }
+  t.same((await api(serve.port, serve.token, 'GET', '/api/breakpoints')).json, before, 'nothing changed');
+});
