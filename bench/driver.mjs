@@ -21,7 +21,46 @@ export const CONFIGS = {
   // D is C reporting to a running `graphmind serve` that records everything;
   // run.mjs starts that server and fills in its port and data directory.
   D: { label: 'D proxy + graphmind serve', argv: null, relay: true, env: null },
+  // E (BENCH_RULES=1) is D reporting to a serve of its own that has five rules
+  // that never match: what rules cost the relay (issue 33: within 5% of D).
+  E: { label: 'E D + 5 rules', argv: null, relay: true, env: null },
 };
+
+/**
+ * Five rules that never match the bench's calls (tools/call echo
+ * {text:"hi"}), of the kinds people write: a tool, a method with a path, an
+ * argument value of another tool, a duration, and one tool's failures at the
+ * after gate (a logpoint). Each names its call first, as people write them,
+ * so a call of another tool is not parsed. A rule whose JSONPath must be
+ * read on every call (`tool:echo and $.params.arguments.text ~ "PAY-"`
+ * here) parses each frame: BENCH_RULES_PARSE=1 puts that one in place of
+ * the third, to measure it.
+ */
+export const NEVER_MATCHING_RULES = [
+  { when: 'tool:never_called' },
+  { when: 'method:resources/read and $.params.uri ~ "^file:///etc/"' },
+  process.env.BENCH_RULES_PARSE === '1' ? { when: 'tool:echo and $.params.arguments.text ~ "PAY-"' } : { when: 'tool:search and $.params.arguments.q ~ "PAY-"' },
+  { when: 'dur>60s', gate: 'after' },
+  { when: 'tool:create_task and is:error', gate: 'after', action: 'log' },
+];
+
+/** Point configuration E at a running debugger (one with the rules). */
+export function attachE(port, dataDir) {
+  CONFIGS.E.argv = [node, GRAPHMIND, 'mcp-proxy', '--port', String(port), '--', ...server];
+  CONFIGS.E.env = { GRAPHMIND_DATA_DIR: dataDir, GRAPHMIND_LOOP_ALLOW: 'echo' };
+}
+
+/** Set `rules` on the `graphmind serve` of `dataDir` (port `port`). */
+export async function putRules(port, dataDir, rules) {
+  const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
+  const answer = await fetch(`http://127.0.0.1:${port}/api/breakpoints`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ pauseOnError: true, nodes: {}, rules }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (!answer.ok) throw new Error(`graphmind serve: PUT /api/breakpoints answered ${answer.status}: ${await answer.text()}`);
+}
 
 /** Point configuration D at a running debugger. */
 export function attachD(port, dataDir) {

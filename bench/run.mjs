@@ -19,6 +19,8 @@
 //   BENCH_ONLY=mcp   only graphmind mcp's first find_problems over 10,000 runs on disk (bench/mcp.mjs; also run by default)
 //   BENCH_ONLY=start only the start figure: serve over 10,000 and 100,000 runs on disk (time to health, time
 //                    to every run listed, RSS) and serve's CPU per adapter run (bench/start.mjs; also run by default)
+//   BENCH_RULES=1    the proxy figures with a fifth configuration, E: D reporting to a serve of its
+//                    own with five rules that never match (issue 33: E within 5% of D)
 //   BENCH_OTLP_CONTROL=1  the otlp figure with a fourth debugger, a second serve that does not
 //                    stream: what "no difference" measures as on this machine
 //
@@ -29,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { CONFIGS, attachD, median, peakRss, percentile, startServe, startTarget } from './driver.mjs';
+import { CONFIGS, NEVER_MATCHING_RULES, attachD, attachE, median, peakRss, percentile, putRules, startServe, startTarget } from './driver.mjs';
 import * as sequential from './scenarios/sequential.mjs';
 import * as pipelined from './scenarios/pipelined.mjs';
 import * as large from './scenarios/large.mjs';
@@ -64,7 +66,8 @@ const OPTIONS = QUICK
   ? { sequential: { calls: 300, warmup: 50 }, pipelined: { window: 2000, bursts: 2, warmup: 1 }, large: { count: 5, warmup: 1 }, huge: { count: 1 } }
   : { sequential: { calls: 3000, warmup: 300, warmupMs: SEQ_WARMUP_MS }, pipelined: { window: 2000, bursts: 20, warmup: 2, warmupMs: PIPE_WARMUP_MS }, large: { count: 50, warmup: 30 }, huge: { count: 2 } };
 
-const KEYS = ['A', 'B', 'C', 'D'];
+const RULES = process.env.BENCH_RULES === '1';
+const KEYS = RULES ? ['A', 'B', 'C', 'D', 'E'] : ['A', 'B', 'C', 'D'];
 /** The bursts of a process's life that the bench timed before session 15 (3rd to 12th): printed under the table. */
 const FRESH_BURSTS = [2, 12];
 const MiB = 1024 * 1024;
@@ -95,10 +98,13 @@ async function together(keys, scenario, options) {
 
 /** The `graphmind serve` that D reports to: one for the whole bench, started by main. */
 let serve;
+/** With BENCH_RULES=1: the one E reports to, with the rules. */
+let serveE;
 
 /** One fresh process, one scenario, then a clean shutdown and its peak RSS. */
 async function once(key, scenario, options) {
-  if (key !== 'D') return onceStarted(key, scenario, options);
+  if (key !== 'D' && key !== 'E') return onceStarted(key, scenario, options);
+  const debuggerOf = key === 'E' ? serveE : serve;
   try {
     return await onceStarted(key, scenario, options);
   } finally {
@@ -107,7 +113,7 @@ async function once(key, scenario, options) {
     // depend on how many calls earlier rounds left in it (a pipelined run
     // of D records about 250,000; see README, session 15). A failure here
     // is reported, not thrown: it must not hide why the run itself failed.
-    await serve.clearRuns().catch((error) => log(`could not delete D's recorded runs: ${error?.message ?? error}`));
+    await debuggerOf.clearRuns().catch((error) => log(`could not delete ${key}'s recorded runs: ${error?.message ?? error}`));
   }
 }
 
@@ -156,6 +162,12 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'graphmind-bench-'));
   serve = await startServe(dataDir);
   attachD(serve.port, dataDir);
+  const dataDirE = RULES ? mkdtempSync(join(tmpdir(), 'graphmind-bench-rules-')) : undefined;
+  if (dataDirE !== undefined) {
+    serveE = await startServe(dataDirE);
+    await putRules(serveE.port, dataDirE, NEVER_MATCHING_RULES);
+    attachE(serveE.port, dataDirE);
+  }
   try {
     if (ONLY === '' || ONLY === 'proxy') await measure();
     if (ONLY === '' || ONLY === 'adapter') await measureAdapter(dataDir);
@@ -171,6 +183,10 @@ async function main() {
     log(`graphmind serve peak RSS during the bench: ${(peakRss(serve.pid) / 1024 / 1024).toFixed(1)} MiB`);
     await serve.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    if (dataDirE !== undefined) {
+      await serveE.stop();
+      rmSync(dataDirE, { recursive: true, force: true });
+    }
   }
 }
 
@@ -201,7 +217,7 @@ async function measure() {
       // in, and next to the others that work would be charged to them.
       let side = new Map();
       if (scenario.sideBySide) {
-        const paired = keys.filter((key) => key !== 'D');
+        const paired = keys.filter((key) => key !== 'D' && key !== 'E');
         log(`round ${round}/${ROUNDS}  ${scenario.name.padEnd(10)} ${paired.join(' ')} side by side`);
         const results = await together(paired, scenario, OPTIONS[scenario.name]);
         side = new Map(paired.map((key, i) => [key, results[i]]));
@@ -278,6 +294,11 @@ async function measure() {
     },
   ];
 
+  if (RULES) {
+    goals.push({ goal: 'rules: sequential p50 E/D <= 1.05x', ...atMost(fig.E.p50us / fig.D.p50us, 1.05) });
+    goals.push({ goal: 'rules: pipelined calls/s E/D >= 0.95x', ...atLeast(fig.E.callsPerSec / fig.D.callsPerSec, 0.95) });
+  }
+
   // The compact table.
   const f0 = (v) => (v == null ? 'n/a' : Math.round(v).toLocaleString('en-US'));
   const f1 = (v) => (v == null ? 'n/a' : v.toFixed(1));
@@ -288,6 +309,8 @@ async function measure() {
     return [CONFIGS[k].label, f0(v.p50us), f0(v.p99us), f0(v.callsPerSec), f1(v.mibPerSec), f1(v.rssLargeMiB), f1(v.rssHugeMiB)];
   });
   for (const k of ['C', 'D', 'A']) rows.push([`${k}/B`, ...FIELDS.map((f) => fx(ratios[k][f]))]);
+  // The rules' cost: E (five rules that never match) against D (none), the same work otherwise.
+  if (RULES) rows.push(['E/D', ...FIELDS.map((f) => (fig.E[f] == null || !fig.D[f] ? 'n/a' : fx(fig.E[f] / fig.D[f])))]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   const seconds = (Date.now() - started) / 1000;

@@ -25,6 +25,37 @@ export interface NodeBreakpoint {
   server?: string;
 }
 
+/** The most rules one {@link Breakpoints} may carry (a PUT with more is refused). */
+export const MAX_RULES = 1000;
+
+/**
+ * A rule: a conditional breakpoint (`action: "pause"`) or a logpoint
+ * (`action: "log"`). It applies to every frame at its gate whose call
+ * matches its `when` expression (the condition language, docs/conditions.md).
+ */
+export interface BreakpointRule {
+  /** The rule's id; the server gives `rule-<n>` when absent. 1 to 64 characters. */
+  id?: string;
+  /** The expression a frame's call must match (the condition language). */
+  when: string;
+  /** The gate it applies at: `before` (requests and notifications), `after` (answers) or `both`. @default 'before' */
+  gate?: 'before' | 'after' | 'both';
+  /** `pause`: hold the matching frame (`reason: "rule"`); `log`: never hold, record a logpoint line on the run. @default 'pause' */
+  action?: 'pause' | 'log';
+  /** How many matches it acts on before it disarms: `every`, `once` or a positive integer. @default 'every' */
+  hits?: 'every' | 'once' | number;
+  /** False: kept, but never matches. @default true */
+  enabled?: boolean;
+}
+
+/** A rule as `GET /api/breakpoints` returns it: every default filled in, with its hit count and whether it still acts. */
+export interface RuleState extends Required<BreakpointRule> {
+  /** How many frames it has matched (held or logged) since it was set. */
+  hitCount: number;
+  /** False once its `hits` are used up (a disarmed rule matches nothing until it is set again). */
+  armed: boolean;
+}
+
 /** Where the debugger stops frames. */
 export interface Breakpoints {
   /** Hold failing calls (JSON-RPC errors and `isError` results), on every server. @default true */
@@ -33,6 +64,13 @@ export interface Breakpoints {
   pauseOnDrift?: boolean;
   /** Per nodeId: hold before the request goes out, after the answer comes back; on one server or on every one. */
   nodes: Record<string, NodeBreakpoint>;
+  /**
+   * Conditional breakpoints and logpoints, at most {@link MAX_RULES}. A PUT
+   * without `rules` keeps the rules as they are; `[]` clears them. `GET`
+   * returns each as a {@link RuleState}; the server sends reporters the
+   * armed ones only.
+   */
+  rules?: BreakpointRule[];
 }
 
 /** The gate a frame is held at. */
@@ -58,8 +96,10 @@ export interface Hold {
   frame: unknown;
   /** When it started holding (ISO 8601): the time of its `hold.opened` event. */
   since: string;
-  /** Why it holds: `breakpoint`, `error` (the error gate) or `loop` (the loop hold). */
+  /** Why it holds: `breakpoint`, `error` (the error gate), `loop` (the loop hold) or `rule` (a rule matched: {@link Hold.ruleId}). */
   reason?: string;
+  /** With `reason: "rule"`: the id of the {@link BreakpointRule} that held it. */
+  ruleId?: string;
   /**
    * Set once the requester has given up on the held call, saying why (the
    * client sent `notifications/cancelled` for it, or closed the session).

@@ -6,7 +6,7 @@
  * @module
  */
 import type { GatePoint, Hold, HoldAction } from './control.js';
-import type { GraphNode, Instance, InstanceError, LogLine, NodeKind, Run, RunSummary, RUN_ID_PATTERN } from './run-model.js';
+import type { GraphNode, Instance, InstanceError, LogLine, LogpointValue, NodeKind, Run, RunSummary, RUN_ID_PATTERN } from './run-model.js';
 
 /**
  * Node fields carried by the event that first mentions a node. Only the
@@ -165,6 +165,10 @@ export interface LogEvent extends EventBase {
   stream: string;
   /** The line's text ({@link LogLine.text}). */
   text: string;
+  /** A logpoint's line (`stream: "logpoint"`): the rule that logged it ({@link LogLine.ruleId}). */
+  ruleId?: string;
+  /** A logpoint's line: the values its expression looked at ({@link LogLine.values}). */
+  values?: LogpointValue[];
 }
 /** The reporter dropped events (its buffer was full). */
 export interface DroppedEvent extends EventBase {
@@ -191,6 +195,8 @@ export interface HoldOpenedEvent extends EventBase {
   frame: unknown;
   /** Why it holds ({@link Hold.reason}): kept only when it is a string. */
   reason?: string;
+  /** With reason `rule`: the rule that holds it ({@link Hold.ruleId}); kept only when it is a string. */
+  ruleId?: string;
 }
 /** A held frame was released (decided, or let go by the reporter). */
 export interface HoldReleasedEvent extends EventBase {

@@ -5,9 +5,9 @@
  * @module
  */
 import { isObject } from '../../json/is-object.js';
-import type { Breakpoints } from '../../protocol/control.js';
+import { MAX_RULES, type BreakpointRule, type Breakpoints, type RuleState } from '../../protocol/control.js';
 import { argsOf, flag, optional, type Field, type JsonSchema } from '../args.js';
-import { boolean, object } from '../schemas.js';
+import { arrayOf, boolean, object } from '../schemas.js';
 import { ToolError } from '../tool-error.js';
 import { defineTool, UNTRUSTED } from '../tool.js';
 
@@ -98,6 +98,56 @@ function nodeChanges(): Field<Record<string, NodeChange> | undefined> {
   };
 }
 
+/** A rule as the tool takes it (the debugger checks it: a bad expression is refused with its position). */
+const ruleSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', description: 'Its id; the debugger gives rule-<n> when absent.' },
+    when: { type: 'string', description: 'An expression of the condition language (docs/conditions.md), e.g. tool:search and $.params.arguments.q ~ "PAY-".' },
+    gate: { type: 'string', enum: ['before', 'after', 'both'], description: 'Where it applies: requests (before, the default), answers (after), or both.' },
+    action: { type: 'string', enum: ['pause', 'log'], description: 'pause (the default) holds the matching frame; log never holds, it records a logpoint line on the run.' },
+    hits: { oneOf: [{ type: 'string', enum: ['every', 'once'] }, { type: 'integer', minimum: 1 }], description: 'every (the default), once, or how many matches before it disarms.' },
+    enabled: { type: 'boolean', description: 'false keeps it without acting on it. Default true.' },
+  },
+  required: ['when'],
+  additionalProperties: false,
+};
+
+/** A rule as the debugger has it (GET's form). */
+const ruleStateSchema: JsonSchema = {
+  type: 'object',
+  properties: { ...(ruleSchema.properties as Record<string, JsonSchema>), hitCount: { type: 'integer' }, armed: { type: 'boolean' } },
+};
+
+/** The `rules` argument: the whole list of rules, replacing the debugger's. */
+function ruleList(): Field<BreakpointRule[] | undefined> {
+  return {
+    schema: {
+      ...arrayOf(ruleSchema),
+      maxItems: MAX_RULES,
+      description:
+        'Conditional breakpoints and logpoints: the whole list, replacing the rules the debugger has ([] removes them; absent keeps them). ' +
+        'Each { when, gate?, action?, hits?, enabled?, id? }. A rule given again unchanged (same id, when, gate, action, hits) keeps its hit count.',
+    },
+    required: false,
+    read(value, name) {
+      if (value === undefined) return undefined;
+      // The debugger checks each rule (and its expression); here only the shape of the list.
+      if (!Array.isArray(value)) throw new ToolError('bad-argument', `${name}: must be an array of rules`);
+      if (value.length > MAX_RULES) throw new ToolError('bad-argument', `${name}: at most ${MAX_RULES} rules (this has ${value.length})`);
+      if (!value.every(isObject)) throw new ToolError('bad-argument', `${name}: each rule is an object { when, gate?, action?, hits?, enabled?, id? }`);
+      return value as unknown as BreakpointRule[];
+    },
+  };
+}
+
+/** One rule in a line: `rule-1 (pause before, once; 1 hit, disarmed): tool:search`. */
+function ruleLine(rule: BreakpointRule | RuleState): string {
+  const state = 'hitCount' in rule ? `; ${rule.hitCount} hit${rule.hitCount === 1 ? '' : 's'}${rule.armed ? '' : ', disarmed'}` : '';
+  const off = rule.enabled === false ? ', disabled' : '';
+  return `${rule.id ?? '?'} (${rule.action ?? 'pause'} ${rule.gate ?? 'before'}, ${rule.hits ?? 'every'}${off}${state}): ${rule.when.slice(0, 200)}`;
+}
+
 /** `current` with `pauseOnError` and `nodes` changed as given (pure). */
 export function mergeBreakpoints(current: Breakpoints, pauseOnError: boolean | undefined, nodes: Record<string, NodeChange> | undefined): Breakpoints {
   const merged: Breakpoints = { ...current, pauseOnError: pauseOnError ?? current.pauseOnError, nodes: { ...current.nodes } };
@@ -120,27 +170,35 @@ export const setBreakpointsTool = defineTool({
   title: 'Change breakpoints',
   description:
     'Change the debugger\'s breakpoints, which every proxy and adapter follows at once: pauseOnError holds every failing answer (JSON-RPC errors, isError results); ' +
-    'nodes sets, per node id, whether its requests ("before") and answers ("after") are held, and on which server ("server": one MCP server\'s serverInfo.name, in get_run\'s meta, or null for every server). What is not given stays as it is; call with no arguments to read them. Returns the breakpoints now in force. ' +
+    'nodes sets, per node id, whether its requests ("before") and answers ("after") are held, and on which server ("server": one MCP server\'s serverInfo.name, in get_run\'s meta, or null for every server). ' +
+    'rules replaces the conditional breakpoints and logpoints ({ when: "<expression>", gate?, action?: pause|log, hits?: every|once|n, enabled? }; a logpoint never holds, it logs on the run). What is not given stays as it is; call with no arguments to read them. Returns the breakpoints now in force, with each rule\'s hit count. ' +
     'A hold stops that MCP session (the agent waits) until it is decided: only set breakpoints the user asked for. ' +
     UNTRUSTED,
   control: true,
   args: argsOf({
     pauseOnError: optional(flag('Hold failing answers (JSON-RPC errors and isError results).')),
     nodes: nodeChanges(),
+    rules: ruleList(),
   }),
   outputSchema: object({
-    breakpoints: object({ pauseOnError: boolean, nodes: { type: 'object', additionalProperties: breakpointSchema } }),
+    breakpoints: object({ pauseOnError: boolean, nodes: { type: 'object', additionalProperties: breakpointSchema }, rules: arrayOf(ruleStateSchema) }, ['rules']),
   }),
   async run(input, context) {
     const current = await context.control.getBreakpoints();
-    const changed = input.pauseOnError !== undefined || input.nodes !== undefined;
-    const breakpoints = changed ? await context.control.putBreakpoints(mergeBreakpoints(current, input.pauseOnError, input.nodes)) : current;
+    const changed = input.pauseOnError !== undefined || input.nodes !== undefined || input.rules !== undefined;
+    // Without rules the PUT keeps the debugger's rules (and their hit counts).
+    const next = mergeBreakpoints(current, input.pauseOnError, input.nodes);
+    if (input.rules !== undefined) next.rules = input.rules;
+    const breakpoints = changed ? await context.control.putBreakpoints(next) : current;
+    const rules = breakpoints.rules ?? [];
     const nodes = Object.entries(breakpoints.nodes).map(
       ([nodeId, gates]) => `${nodeId}:${gates.before === true ? ' before' : ''}${gates.after === true ? ' after' : ''} (${gates.server === undefined ? 'every server' : `server ${JSON.stringify(gates.server)}`})`,
     );
     return {
       structured: { breakpoints },
-      text: `${changed ? 'breakpoints now' : 'breakpoints'}: pause on error ${breakpoints.pauseOnError ? 'on' : 'off'}; ${nodes.length === 0 ? 'no node breakpoints' : nodes.join(', ')}`,
+      text:
+        `${changed ? 'breakpoints now' : 'breakpoints'}: pause on error ${breakpoints.pauseOnError ? 'on' : 'off'}; ${nodes.length === 0 ? 'no node breakpoints' : nodes.join(', ')}` +
+        `; ${rules.length === 0 ? 'no rules' : `rules: ${rules.map(ruleLine).join('; ')}`}`,
     };
   },
 });
