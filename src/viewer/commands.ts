@@ -3,6 +3,7 @@
 // (gone from the list at once, back if the server could not delete them).
 import type { Breakpoints, NodeBreakpoint } from '../protocol/control.js';
 import { ApiError, api } from './api.js';
+import { withoutRules } from './rule-list.js';
 import { followNewestLeft } from './run-loading.js';
 import { Dirty, newStep, type Step, type ViewState } from './view-state.js';
 
@@ -31,12 +32,6 @@ export async function putBreakpoints(host: CommandHost, next: Breakpoints): Prom
   }
   host.mark(Dirty.Breakpoints);
   return saved;
-}
-
-/** `breakpoints` without its rules: a PUT of it leaves the server's rules as they are. */
-export function withoutRules(breakpoints: Breakpoints): Breakpoints {
-  const { rules: _rules, ...rest } = breakpoints;
-  return rest;
 }
 
 /**

@@ -6,29 +6,9 @@
 // compiled by the condition language (never evaluated as JavaScript).
 import type { BreakpointRule } from '../protocol/control.js';
 import { button, el, setAttr, setChildren } from './dom.js';
-import { errorParts, findFilter, type FindFilter } from './condition-find.js';
-import { addedRule, rulesOf } from './rule-commands.js';
+import { errorWindow, findFilter, suggestedGate, type FindFilter } from './condition-find.js';
+import { addedRule, rulesOf } from './rule-list.js';
 import type { Store } from './store.js';
-
-/** Characters of the expression shown either side of a mistake. */
-const AROUND = 48;
-
-/**
- * The gate a rule made from `text` starts at: `after` when the expression
- * reads the answer (its time, its error, its result or its text), which a
- * request at the before gate does not have yet; else `before`.
- */
-export function suggestedGate(text: string): 'before' | 'after' {
-  return /\bdur\s*[<>=]|\bis:(error|answer)\b|\bstatus:(ok|error)\b|\$\.(result|error)\b|\btext\s*~/i.test(text) ? 'after' : 'before';
-}
-
-/** The expression around `position`, cut to a window, with where the mistake falls in the cut text. */
-export function errorWindow(text: string, position: number): { before: string; at: string; after: string } {
-  const parts = errorParts(text, position);
-  const before = parts.before.length > AROUND ? `…${parts.before.slice(-AROUND)}` : parts.before;
-  const after = parts.after.length > AROUND ? `${parts.after.slice(0, AROUND)}…` : parts.after;
-  return { before, at: parts.at, after };
-}
 
 /** An expression's mistake shown: the text around it with the character at it marked, a caret under that character, and the message. */
 export function errorLines(text: string, position: number, message: string): HTMLElement[] {

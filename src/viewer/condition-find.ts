@@ -43,3 +43,24 @@ export function errorParts(text: string, position: number): { before: string; at
   const char = text.slice(at, at + 1);
   return { before: text.slice(0, at), at: char === '' ? ' ' : char, after: text.slice(at + 1) };
 }
+
+/** Characters of the expression shown either side of a mistake. */
+const AROUND = 48;
+
+/**
+ * The gate a rule made from `text` starts at: `after` when the expression
+ * reads the answer (its time, its error, its result or its text), which a
+ * request at the before gate does not have yet; else `before`.
+ */
+export function suggestedGate(text: string): 'before' | 'after' {
+  return /\bdur\s*[<>=]|\bis:(error|answer)\b|\bstatus:(ok|error)\b|\$\.(result|error)\b|\btext\s*~/i.test(text) ? 'after' : 'before';
+}
+
+/** The expression around `position`, cut to a window, with where the mistake falls in the cut text. */
+export function errorWindow(text: string, position: number): { before: string; at: string; after: string } {
+  const parts = errorParts(text, position);
+  const before = parts.before.length > AROUND ? `…${parts.before.slice(-AROUND)}` : parts.before;
+  const after = parts.after.length > AROUND ? `${parts.after.slice(0, AROUND)}…` : parts.after;
+  return { before, at: parts.at, after };
+}
+

@@ -1,50 +1,12 @@
-// Rules (conditional breakpoints and logpoints) as the page changes them:
-// the rule list to PUT for an add, an edit, a toggle or a delete (pure, see
-// test/viewer-rule-commands.test.ts), and the PUT itself, which keeps the
-// nodes and pause-on-error and reports where a refused expression is wrong.
-import type { BreakpointRule, Breakpoints, RuleState } from '../protocol/control.js';
+// Rules (conditional breakpoints and logpoints) sent to the server: the PUT
+// of a new list (made by rule-list.ts), which keeps the nodes and
+// pause-on-error and reports where a refused expression is wrong; and the
+// fetch of their hit counts.
+import type { BreakpointRule, Breakpoints } from '../protocol/control.js';
 import { ApiError, api } from './api.js';
 import type { CommandHost } from './commands.js';
+import { rulesOf } from './rule-list.js';
 import { Dirty } from './view-state.js';
-
-/** A rule as the page holds it: as GET gives it (with its hit count and armed state), or as the page made it (not yet saved). */
-export type ShownRule = BreakpointRule & Partial<Pick<RuleState, 'hitCount' | 'armed'>>;
-
-/** The rule as a PUT carries it: its own fields only (the hit count and armed state are the server's). */
-export function ruleForPut(rule: ShownRule): BreakpointRule {
-  const out: BreakpointRule = { when: rule.when };
-  if (rule.id !== undefined) out.id = rule.id;
-  if (rule.gate !== undefined) out.gate = rule.gate;
-  if (rule.action !== undefined) out.action = rule.action;
-  if (rule.hits !== undefined) out.hits = rule.hits;
-  if (rule.enabled !== undefined) out.enabled = rule.enabled;
-  return out;
-}
-
-/** The rules the page has now (none when the server sent none). */
-export function rulesOf(breakpoints: Breakpoints): ShownRule[] {
-  return (breakpoints.rules ?? []) as ShownRule[];
-}
-
-/** The rules with `rule` added at the end. */
-export function addedRule(rules: readonly ShownRule[], rule: BreakpointRule): BreakpointRule[] {
-  return [...rules.map(ruleForPut), ruleForPut(rule)];
-}
-
-/** The rules with the one at `index` replaced by `rule` (its id kept when `rule` has none). */
-export function editedRule(rules: readonly ShownRule[], index: number, rule: BreakpointRule): BreakpointRule[] {
-  return rules.map((r, i) => (i === index ? ruleForPut({ ...rule, id: rule.id ?? r.id }) : ruleForPut(r)));
-}
-
-/** The rules with the one at `index` enabled or disabled. */
-export function toggledRule(rules: readonly ShownRule[], index: number, enabled: boolean): BreakpointRule[] {
-  return rules.map((r, i) => (i === index ? { ...ruleForPut(r), enabled } : ruleForPut(r)));
-}
-
-/** The rules without the one at `index`. */
-export function removedRule(rules: readonly ShownRule[], index: number): BreakpointRule[] {
-  return rules.filter((_, i) => i !== index).map(ruleForPut);
-}
 
 /** What a PUT of rules came to: saved, or refused with the server's words and where the mistake is. */
 export type RulesSaved = { ok: true } | { ok: false; error: string; position?: number; rule?: number };

@@ -4,6 +4,7 @@
 // keeps what was typed, to be mended.
 import type { BreakpointRule } from '../protocol/control.js';
 import { errorLines } from './condition-bar.js';
+import { hitsOf } from './rule-list.js';
 import { el, setAttr, setChildren } from './dom.js';
 
 /** A rule form on the page. */
@@ -15,15 +16,6 @@ export interface RuleForm {
   focus(): void;
   /** Empty it again (after an add). */
   reset(): void;
-}
-
-/** The `hits` field from the form's choice and count: `every`, `once`, or a positive whole number. */
-export function hitsOf(choice: string, count: string): BreakpointRule['hits'] | { error: string } {
-  if (choice === 'once') return 'once';
-  if (choice !== 'count') return 'every';
-  const n = Number(count.trim());
-  if (!Number.isInteger(n) || n < 1) return { error: 'hits: a whole number of 1 or more' };
-  return n;
 }
 
 /** Show a refused expression's error under `when`, with a caret under the character at its position (or clear it). */

@@ -6,27 +6,10 @@
 // pause-on-error; a refused expression shows where it is wrong.
 import type { BreakpointRule } from '../protocol/control.js';
 import { button, el, setAttr, setChildren } from './dom.js';
-import { cut, plural } from './format.js';
-import { editedRule, removedRule, rulesOf, toggledRule, addedRule, type ShownRule } from './rule-commands.js';
+import { cut } from './format.js';
+import { addedRule, editedRule, hitsText, removedRule, ruleStateText, rulesOf, toggledRule, type ShownRule } from './rule-list.js';
 import { ruleForm, type RuleForm } from './rule-form.js';
 import type { Store } from './store.js';
-
-/** `every match`, `once`, `first 3`: a rule's hits in words. */
-export function hitsText(hits: ShownRule['hits']): string {
-  if (hits === 'once') return 'once';
-  if (typeof hits === 'number') return `first ${hits}`;
-  return 'every match';
-}
-
-/** `3 hits · armed`, `1 hit · disarmed`: what GET says of a rule (nothing for a rule it has not counted). */
-export function ruleStateText(rule: ShownRule): string {
-  const parts: string[] = [];
-  if (typeof rule.hitCount === 'number') parts.push(plural(rule.hitCount, 'hit'));
-  if (rule.enabled === false) parts.push('disabled');
-  else if (rule.armed === false) parts.push('disarmed (its hits are used up)');
-  else if (rule.armed === true) parts.push('armed');
-  return parts.join(' · ');
-}
 
 /** The rules part of the Breakpoints panel. */
 export class RulesPanel {
