@@ -18,8 +18,8 @@ export const IGNORED = '[ignored]';
 /** One step of a path: a key, an index, or every child. */
 export type PathStep = { key: string } | { index: number } | { any: true };
 
-/** A path parsed, or why it cannot be. */
-export type ParsedPath = { ok: true; steps: PathStep[] } | { ok: false; reason: string };
+/** A path parsed, or why it cannot be (`at`: the offset in the text where it went wrong). */
+export type ParsedPath = { ok: true; steps: PathStep[] } | { ok: false; reason: string; at?: number };
 
 const KEY = /^[A-Za-z_$][\w$-]*/;
 
@@ -34,19 +34,19 @@ export function parseJsonPath(text: string): ParsedPath {
       rest = rest.slice(2);
     } else if (rest.startsWith('.')) {
       const key = KEY.exec(rest.slice(1))?.[0];
-      if (key === undefined) return { ok: false, reason: `${JSON.stringify(text)}: a key must follow "." (use ["…"] for other keys)` };
+      if (key === undefined) return { ok: false, reason: `${JSON.stringify(text)}: a key must follow "." (use ["…"] for other keys)`, at: text.length - rest.length };
       steps.push({ key });
       rest = rest.slice(1 + key.length);
     } else if (rest.startsWith('[')) {
       const end = bracketEnd(rest);
-      if (end === -1) return { ok: false, reason: `${JSON.stringify(text)}: a [ is not closed` };
+      if (end === -1) return { ok: false, reason: `${JSON.stringify(text)}: a [ is not closed`, at: text.length - rest.length };
       const inside = rest.slice(1, end).trim();
       const step = bracketStep(inside);
-      if (step === undefined) return { ok: false, reason: `${JSON.stringify(text)}: [${inside}] is not [n], [*] or ["key"]` };
+      if (step === undefined) return { ok: false, reason: `${JSON.stringify(text)}: [${inside}] is not [n], [*] or ["key"]`, at: text.length - rest.length };
       steps.push(step);
       rest = rest.slice(end + 1);
     } else {
-      return { ok: false, reason: `${JSON.stringify(text)}: unexpected ${JSON.stringify(rest[0])} (the paths take $, .key, [n], [*] and ["key"])` };
+      return { ok: false, reason: `${JSON.stringify(text)}: unexpected ${JSON.stringify(rest[0])} (the paths take $, .key, [n], [*] and ["key"])`, at: text.length - rest.length };
     }
   }
   return { ok: true, steps };

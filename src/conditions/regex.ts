@@ -1,0 +1,25 @@
+/**
+ * Regular expressions for `~`: compiled by re2js, a port of RE2 that
+ * matches in time linear in the text (no backtracking, so `(a+)+$` on a
+ * long string cannot hang the relay), case-insensitive, their length
+ * bounded by {@link MAX_REGEX_LENGTH}. No I/O.
+ *
+ * @module
+ */
+import { RE2JS } from 're2js';
+import { MAX_REGEX_LENGTH } from './limits.js';
+
+/** A compiled regular expression, or why it cannot be. */
+export type CompiledRegex = { ok: true; regex: RE2JS } | { ok: false; error: string };
+
+/** Compile `source` (case-insensitive, unanchored: it matches anywhere in the text). */
+export function compileRegex(source: string): CompiledRegex {
+  if (source.length > MAX_REGEX_LENGTH) return { ok: false, error: `the regular expression is ${source.length} characters long; at most ${MAX_REGEX_LENGTH}` };
+  try {
+    return { ok: true, regex: RE2JS.compile(source, RE2JS.CASE_INSENSITIVE) };
+  } catch (error) {
+    // re2js says what is wrong ("missing closing )"); RE2 has no backreferences or look-around, and says so.
+    const message = (error instanceof Error ? error.message : String(error)).replace("`(?i)", "`");
+    return { ok: false, error: `bad regular expression: ${message}` };
+  }
+}
