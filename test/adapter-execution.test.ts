@@ -24,14 +24,14 @@ class FakeReporter extends EventEmitter {
   readonly lines: string[] = [];
   steps: Step[] = [];
 
-  send(_runId: string, event: { type: string; holdId: string; gate?: string; action?: string; givenUp?: string }): void {
+  send(_runId: string, event: { type: string; holdId?: string; gate?: string; action?: string; givenUp?: string }): void {
     if (event.type === 'hold.opened') this.lines.push(`opened ${event.gate}`);
     if (event.type === 'hold.updated') this.lines.push(`given up: ${event.givenUp}`);
     if (event.type === 'hold.released') this.lines.push(`released ${event.action}`);
-    if (event.type !== 'hold.opened') return;
+    if (event.type !== 'hold.opened' || event.holdId === undefined) return;
     const step = this.steps.shift();
     if (step === undefined) return;
-    queueMicrotask(() => (typeof step === 'function' ? step(event.holdId) : this.emit('decision', { holdId: event.holdId, ...step })));
+    queueMicrotask(() => (typeof step === 'function' ? step(event.holdId as string) : this.emit('decision', { holdId: event.holdId, ...step })));
   }
 }
 

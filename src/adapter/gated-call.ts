@@ -17,7 +17,7 @@ import type { CallSite, ServerState } from './server-state.js';
 /** What a gated call needs of the adapter: what its execution and its nested sampling need, and where running calls are kept. */
 export interface CallHost extends SamplingHost {
   /** The debugger-connected gate (`mayHold`: whether to put the debugger's pieces in the handler's context). */
-  readonly core: Pick<DebuggerGate, 'armed' | 'plan' | 'withHold' | 'giveUp' | 'mayHold'>;
+  readonly core: Pick<DebuggerGate, 'armed' | 'plan' | 'withHold' | 'giveUp' | 'mayHold' | 'rules' | 'logpoints'>;
   /** Counts `calls` and `errors` (and `runs`, `sampling`). */
   readonly stats: Pick<AdapterStats, 'runs' | 'calls' | 'errors' | 'sampling'>;
   /** The calls running now. */

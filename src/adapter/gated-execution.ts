@@ -6,11 +6,12 @@ import { recordInjected, recordResult, recordThrown, type AnswerRecord } from '.
 import type { GatePoint } from '../protocol/control.js';
 import { abortError, DebuggerAnswer } from './debugger-answer.js';
 import { holdFor, type HoldHost, type HoldTarget } from './hold-for.js';
+import { callRules } from './call-rules.js';
 
 /** What a gated execution needs of the adapter: the gate (to ask where to hold, and to hold) and what a hold needs. */
 export interface ExecutionHost extends HoldHost {
   /** The debugger-connected gate. */
-  readonly core: Pick<DebuggerGate, 'armed' | 'plan' | 'withHold' | 'giveUp'>;
+  readonly core: Pick<DebuggerGate, 'armed' | 'plan' | 'withHold' | 'giveUp' | 'rules' | 'logpoints'>;
 }
 
 /**
@@ -63,10 +64,13 @@ export interface Gated extends HoldTarget {
 export async function execute(host: ExecutionHost, gated: Gated): Promise<unknown> {
   const core = host.core;
   const runId = gated.run.runId;
+  const requestOf = (): Record<string, unknown> => ({ jsonrpc: '2.0', id: gated.requestId ?? null, method: gated.method, params: gated.requestParams() });
   if (core.armed) {
-    const plan = core.plan(runId, { point: 'before', nodeId: gated.nodeId, loop: gated.loops(), server: gated.serverName });
+    // No rule: one check; else the call's logpoints log and its pause rules are asked (see call-rules).
+    const rule = core.rules.empty ? undefined : gatedRules(host, gated, 'before', requestOf);
+    const plan = core.plan(runId, { point: 'before', nodeId: gated.nodeId, loop: gated.loops(), server: gated.serverName, rule });
     if (plan !== undefined) {
-      const request = { jsonrpc: '2.0', id: gated.requestId ?? null, method: gated.method, params: gated.requestParams() };
+      const request = requestOf();
       const outcome = await holdFor(host, gated, 'request', request, plan);
       if (outcome.kind !== 'forward' && outcome.kind !== 'retry') return decided(host, gated, outcome, plan.point);
     }
@@ -75,6 +79,8 @@ export async function execute(host: ExecutionHost, gated: Gated): Promise<unknow
     let result: unknown;
     let thrown: unknown;
     let threw = false;
+    // Timed only for rules (`dur>`): without them a call costs no clock reading more.
+    const started = core.rules.empty ? 0 : Date.now();
     try {
       result = await gated.attempt();
     } catch (error) {
@@ -88,10 +94,12 @@ export async function execute(host: ExecutionHost, gated: Gated): Promise<unknow
     }
     const recorded = threw ? undefined : recordResult(gated.method, result, host.hide);
     const failed = threw || recorded?.failed === true;
-    const plan = core.armed ? core.plan(runId, { point: 'after', nodeId: gated.nodeId, failed, server: gated.serverName }) : undefined;
+    const id = gated.requestId ?? null;
+    const answerOf = (): Record<string, unknown> => (threw ? { jsonrpc: '2.0', id, error: gated.heldError(thrown) } : { jsonrpc: '2.0', id, result });
+    const rule = !core.armed || core.rules.empty ? undefined : gatedRules(host, gated, 'after', requestOf, { message: answerOf, failed, durationMs: Date.now() - started });
+    const plan = core.armed ? core.plan(runId, { point: 'after', nodeId: gated.nodeId, failed, server: gated.serverName, rule }) : undefined;
     if (plan !== undefined) {
-      const id = gated.requestId ?? null;
-      const answer = threw ? { jsonrpc: '2.0', id, error: gated.heldError(thrown) } : { jsonrpc: '2.0', id, result };
+      const answer = answerOf();
       const outcome = await holdFor(host, gated, 'answer', answer, plan);
       if (outcome.kind === 'retry') {
         gated.run.reopened(gated.instanceId);
@@ -106,6 +114,25 @@ export async function execute(host: ExecutionHost, gated: Gated): Promise<unknow
     gated.record(recorded as AnswerRecord);
     return result;
   }
+}
+
+/** The rules at `point` for `gated` (see `callRules`): its run is opened before a logpoint is reported on it. */
+function gatedRules(
+  host: ExecutionHost,
+  gated: Gated,
+  point: 'before' | 'after',
+  request: () => unknown,
+  answer?: { message: () => unknown; failed: boolean; durationMs: number },
+): (() => string | undefined) | undefined {
+  const core = host.core;
+  const logger = {
+    logpoints: (...args: Parameters<typeof core.logpoints>): void => {
+      gated.run.open();
+      core.logpoints(...args);
+    },
+  };
+  const call = { runId: gated.run.runId, nodeId: gated.nodeId, instanceId: gated.instanceId, method: gated.method };
+  return callRules(logger, core.rules, host.hide, call, point, request, answer);
 }
 
 /** Carry out a decision (made at `point`) that answers the requester here. */

@@ -23,7 +23,7 @@ type AnyFunction = (this: unknown, ...args: unknown[]) => unknown;
  */
 export interface ProxyHost extends CallHost, DetachedSink, ServerSettings {
   /** The debugger-connected gate (`whenArmed`: `connect()` with `waitForAttach`). */
-  readonly core: Pick<DebuggerGate, 'armed' | 'plan' | 'withHold' | 'giveUp' | 'mayHold' | 'whenArmed'>;
+  readonly core: Pick<DebuggerGate, 'armed' | 'plan' | 'withHold' | 'giveUp' | 'mayHold' | 'whenArmed' | 'rules' | 'logpoints'>;
   /** The counts. */
   readonly stats: Pick<AdapterStats, 'runs' | 'calls' | 'errors' | 'sampling'>;
   /** The calls running now (`only`: the issuer of a `createMessage` before async context is on). */

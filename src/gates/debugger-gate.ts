@@ -1,8 +1,9 @@
 import type { EventEmitter } from 'node:events';
 import type { Breakpoints, GatePoint, HoldAction } from '../protocol/control.js';
-import type { HoldOpenedEvent, HoldReleasedEvent, HoldUpdatedEvent } from '../protocol/ingest.js';
+import type { HoldOpenedEvent, HoldReleasedEvent, HoldUpdatedEvent, LogEvent } from '../protocol/ingest.js';
 import { Gate, type Decision, type PendingHold } from './gate.js';
 import type { HoldPlan, HoldQuery } from './hold-policy.js';
+import type { LogpointHit, RuleSet } from './rules.js';
 
 /**
  * The reporter as a {@link DebuggerGate} uses it: events out, breakpoints
@@ -23,7 +24,7 @@ export interface GateReporter extends EventEmitter {
    */
   readonly watched?: boolean;
   /** Queue an event of a run. */
-  send(runId: string, event: HoldOpened | HoldReleased | HoldUpdated): void;
+  send(runId: string, event: HoldOpened | HoldReleased | HoldUpdated | Logpoint): void;
   /** Somebody waits for a debugger for `ms`: look for one often meanwhile (optional). */
   hurry?(ms: number): void;
 }
@@ -37,6 +38,9 @@ export type HoldOpened = Omit<HoldOpenedEvent, 'runId' | 'seq' | 't' | 'reason'>
   /** Why it holds (a {@link HoldReason}). */
   reason: string;
 };
+
+/** A logpoint's `log` event (`stream: "logpoint"`), without what the reporter adds. */
+export type Logpoint = Omit<LogEvent, 'runId' | 'seq' | 't'>;
 
 /** The `hold.released` event a {@link DebuggerGate} reports, without what the reporter adds. */
 export type HoldReleased = Omit<HoldReleasedEvent, 'runId' | 'seq' | 't'>;
@@ -152,6 +156,35 @@ export class DebuggerGate {
     return this.gate.attached && (this.#unrecorded.size === 0 || !this.#unrecorded.has(runId));
   }
 
+  /** The rules in force, compiled (empty while none: a gate checks {@link RuleSet.empty} first). */
+  get rules(): RuleSet {
+    return this.gate.rules;
+  }
+
+  /**
+   * Record logpoint hits on the call of `subject` (a `log` event each, with
+   * `stream: "logpoint"`, the rule's id and the values its expression
+   * looked at; `text` says the same in one line). Best-effort, as all
+   * observation is.
+   */
+  logpoints(subject: Omit<HoldSubject, 'frame'>, hits: readonly LogpointHit[], text: (hit: LogpointHit) => string): void {
+    for (const hit of hits) {
+      try {
+        this.reporter.send(subject.runId, {
+          type: 'log',
+          nodeId: subject.nodeId,
+          ...(subject.instanceId === '' ? {} : { instanceId: subject.instanceId }),
+          stream: 'logpoint',
+          text: text(hit),
+          ruleId: hit.ruleId,
+          values: hit.values,
+        });
+      } catch {
+        // A log line that cannot be sent must not stop the frame.
+      }
+    }
+  }
+
   /** Where a call of `runId` holds, if anywhere (see `holdPlan`); never while detached or stopped. */
   plan(runId: string, query: HoldQuery): HoldPlan | undefined {
     if (!this.gate.attached) return undefined;
@@ -189,7 +222,7 @@ export class DebuggerGate {
    * with what `apply` returns; rejects only if `apply` throws.
    */
   async withHold<T>(subject: HoldSubject, plan: HoldPlan, apply: (decision: Decision) => T, onHolding?: (hold: PendingHold) => void): Promise<T> {
-    const { hold, decision } = this.gate.hold(plan.point, plan.reason, subject.runId);
+    const { hold, decision } = this.gate.hold(plan.point, plan.reason, subject.runId, plan.ruleId);
     const reporter = this.reporter;
     reporter.send(subject.runId, {
       type: 'hold.opened',
@@ -200,6 +233,7 @@ export class DebuggerGate {
       method: subject.method,
       frame: subject.frame,
       reason: plan.reason,
+      ...(plan.ruleId === undefined ? {} : { ruleId: plan.ruleId }),
     });
     try {
       onHolding?.(hold);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Breakpoints, GatePoint, HoldAction } from '../protocol/control.js';
 import { isNewGiveUp } from './give-up.js';
 import { holdPlan, type HoldPlan, type HoldQuery, type HoldReason } from './hold-policy.js';
+import { NO_RULES, RuleSet } from './rules.js';
 
 export type { HoldReason } from './hold-policy.js';
 
@@ -27,6 +28,8 @@ export interface PendingHold {
   readonly runId: string;
   /** When the hold opened, in milliseconds since the epoch. */
   readonly since: number;
+  /** With reason `rule`: the rule that holds it. */
+  readonly ruleId?: string;
 }
 
 const RELEASED: Decision = Object.freeze({ action: 'continue', auto: true }) as Decision;
@@ -42,14 +45,27 @@ const RELEASED: Decision = Object.freeze({ action: 'continue', auto: true }) as 
  * decision of a hold counts.
  */
 export class Gate {
-  /** The breakpoints in force (pushed by the server). */
-  breakpoints: Breakpoints;
+  #breakpoints!: Breakpoints;
+  /** The rules of {@link Gate.breakpoints}, compiled when they were set (never per frame). */
+  rules: RuleSet = NO_RULES;
   /** Whether a debugger is attached; holds only happen while it is. */
   attached = false;
   readonly #holds = new Map<string, { hold: PendingHold; resolve: (decision: Decision) => void; givenUp?: string }>();
 
   constructor(breakpoints: Breakpoints = { pauseOnError: true, nodes: {} }) {
     this.breakpoints = breakpoints;
+  }
+
+  /** The breakpoints in force (pushed by the server). */
+  get breakpoints(): Breakpoints {
+    return this.#breakpoints;
+  }
+
+  /** Set the breakpoints in force; their rules are compiled here, once. */
+  set breakpoints(breakpoints: Breakpoints) {
+    this.#breakpoints = breakpoints;
+    const rules = breakpoints.rules;
+    this.rules = rules === undefined || rules.length === 0 ? NO_RULES : new RuleSet(rules);
   }
 
   /** Holds waiting right now. */
@@ -67,13 +83,14 @@ export class Gate {
     point: GatePoint,
     reason: HoldReason,
     runId = '',
+    ruleId?: string,
   ): {
     /** The hold just opened. */
     hold: PendingHold;
     /** Settles with the hold's first decision, or an automatic `continue` when it is released. */
     decision: Promise<Decision>;
   } {
-    const hold: PendingHold = { holdId: `hold_${randomBytes(12).toString('base64url')}`, point, reason, runId, since: Date.now() };
+    const hold: PendingHold = { holdId: `hold_${randomBytes(12).toString('base64url')}`, point, reason, runId, since: Date.now(), ...(ruleId === undefined ? {} : { ruleId }) };
     const decision = new Promise<Decision>((resolve) => this.#holds.set(hold.holdId, { hold, resolve, givenUp: undefined }));
     return { hold, decision };
   }

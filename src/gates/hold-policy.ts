@@ -1,7 +1,7 @@
 import type { Breakpoints, GatePoint, NodeBreakpoint } from '../protocol/control.js';
 
 /** Why a frame or a handler is held. */
-export type HoldReason = 'breakpoint' | 'error' | 'loop';
+export type HoldReason = 'breakpoint' | 'error' | 'loop' | 'rule';
 
 /** A place where a call may stop, as a hold policy sees it. */
 export interface HoldQuery {
@@ -20,6 +20,12 @@ export interface HoldQuery {
    * Undefined while unknown, when only breakpoints for every server apply.
    */
   server?: string;
+  /**
+   * The pause rule that holds this frame, if any: asked only when no
+   * node breakpoint holds it (it counts the rule's hit). Absent when no
+   * rule applies at this gate, so that a gate without rules costs nothing.
+   */
+  rule?: () => string | undefined;
 }
 
 /** Where a call holds, and why. */
@@ -28,6 +34,8 @@ export interface HoldPlan {
   point: GatePoint;
   /** Why it holds. */
   reason: HoldReason;
+  /** With `reason: "rule"`: the id of the rule that holds it. */
+  ruleId?: string;
 }
 
 /**
@@ -37,23 +45,29 @@ export interface HoldPlan {
  * | point | holds when | gate | reason |
  * |---|---|---|---|
  * | before | a `before` breakpoint on the node | before | breakpoint |
+ * | before | otherwise, a pause rule at `before` matches | before | rule |
  * | before | otherwise, the call completes a loop | before | loop |
  * | after | an `after` breakpoint on the node | after | breakpoint |
+ * | after | otherwise, a pause rule at `after` matches | after | rule |
  * | after | otherwise, the answer failed and pause-on-error is on | error | error |
  *
  * A node's breakpoint counts only where it applies: it has no `server`
  * (every server), or its `server` is the query's (a query whose server is
  * not known yet meets only breakpoints for every server). Pause-on-error
- * is for every server. Nothing else holds.
+ * and rules are for every server. Nothing else holds.
  */
 export function holdPlan(breakpoints: Breakpoints, query: HoldQuery): HoldPlan | undefined {
   let node: NodeBreakpoint | undefined = breakpoints.nodes[query.nodeId];
   if (node?.server !== undefined && node.server !== query.server) node = undefined;
   if (query.point === 'before') {
     if (node !== undefined && node.before === true) return BREAK_BEFORE;
+    const ruleId = query.rule?.();
+    if (ruleId !== undefined) return { point: 'before', reason: 'rule', ruleId };
     return query.loop === true ? LOOP : undefined;
   }
   if (node !== undefined && node.after === true) return BREAK_AFTER;
+  const ruleId = query.rule?.();
+  if (ruleId !== undefined) return { point: 'after', reason: 'rule', ruleId };
   return query.failed === true && breakpoints.pauseOnError ? ERROR : undefined;
 }
 

@@ -1,5 +1,6 @@
 export { Gate, type Decision, type HoldReason, type PendingHold } from './gate.js';
 export { holdPlan, type HoldPlan, type HoldQuery } from './hold-policy.js';
+export { RuleSet, NO_RULES, hitsAllowed, type CompiledRule, type LogpointHit } from './rules.js';
 export {
   outcomeOf,
   ABORT_CODE,
@@ -23,6 +24,7 @@ export {
   type HoldReleased,
   type HoldUpdated,
   type HoldSubject,
+  type Logpoint,
 } from './debugger-gate.js';
 export { cancelledBy } from './give-up.js';
 export { liftResult, liftOptionsFor, eraOf, isWholeFrame, ERA_2026, PROTOCOL_VERSION_META_KEY, type LiftOptions } from './lift.js';

@@ -257,7 +257,7 @@ export class HttpProxy {
 
   #holding(notice: HoldingNotice): void {
     const { hold, method, call, url } = notice;
-    this.#say(`${holding('http-proxy', method, idForDisplay(call), hold.point, url, hold.reason === 'loop' ? (call.node?.label ?? '') : undefined)}\n`);
+    this.#say(`${holding('http-proxy', method, idForDisplay(call), hold.point, url, hold.reason === 'loop' ? (call.node?.label ?? '') : undefined, hold.ruleId)}\n`);
   }
 
   #say(text: string): void {

@@ -165,6 +165,10 @@ export interface LogEvent extends EventBase {
   stream: string;
   /** The line's text ({@link LogLine.text}). */
   text: string;
+  /** A logpoint's line (`stream: "logpoint"`): the rule that logged it ({@link LogLine.ruleId}). */
+  ruleId?: string;
+  /** A logpoint's line: the values its expression looked at ({@link LogLine.values}). */
+  values?: Array<{ at: string; value: unknown }>;
 }
 /** The reporter dropped events (its buffer was full). */
 export interface DroppedEvent extends EventBase {
@@ -191,6 +195,8 @@ export interface HoldOpenedEvent extends EventBase {
   frame: unknown;
   /** Why it holds ({@link Hold.reason}): kept only when it is a string. */
   reason?: string;
+  /** With reason `rule`: the rule that holds it ({@link Hold.ruleId}); kept only when it is a string. */
+  ruleId?: string;
 }
 /** A held frame was released (decided, or let go by the reporter). */
 export interface HoldReleasedEvent extends EventBase {

@@ -283,14 +283,19 @@ export interface LogLine {
   /**
    * Where the line came from: `stderr` (the server's stderr), `graphmind`
    * (the proxy's own notes: a restart, a direction that became a raw
-   * byte pipe), `event` (the adapter's `session.event()`), or a reporter's
-   * own name for it.
+   * byte pipe), `event` (the adapter's `session.event()`), `logpoint` (a
+   * rule with `action: "log"` matched the call: see {@link LogLine.ruleId}),
+   * or a reporter's own name for it.
    */
   stream: 'stderr' | string;
   /** The line's text. */
   text: string;
   /** When it was logged (ISO 8601): the time of its `log` event. */
   at: string;
+  /** A logpoint's line (`stream: "logpoint"`): the id of the rule that logged it. */
+  ruleId?: string;
+  /** A logpoint's line: the values its expression looked at, e.g. `[{ at: "$.params.arguments.q", value: "PAY-1" }]`. */
+  values?: Array<{ at: string; value: unknown }>;
 }
 
 /** One restart of the server under the session, as `meta.restarts` lists it. */

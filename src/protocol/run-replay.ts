@@ -83,6 +83,9 @@ export function isoTime(t: number): string {
 export function logLineOf(event: LogEvent): LogLine {
   const line: LogLine = { nodeId: event.nodeId, stream: event.stream, text: event.text, at: isoTime(event.t) };
   if (event.instanceId !== undefined) line.instanceId = event.instanceId;
+  // A logpoint's line keeps its rule and values (each checked by validateEvent).
+  if (event.ruleId !== undefined) line.ruleId = event.ruleId;
+  if (event.values !== undefined) line.values = event.values;
   return line;
 }
 

@@ -22,6 +22,19 @@ const MAX_T = 8.64e15;
 
 const isText = (v: unknown, max = MAX_ID): v is string => typeof v === 'string' && v.length > 0 && v.length <= max;
 
+/** The longest rule id (as `PUT /api/breakpoints` takes one). */
+const MAX_RULE_ID = 64;
+/** The most values a logpoint's line carries (an expression looks at few). */
+const MAX_VALUES = 64;
+
+/** A logpoint's `values`: `[{ at, value }]`, each `at` a short text. */
+function validValues(values: unknown): boolean {
+  if (!Array.isArray(values) || values.length > MAX_VALUES) return false;
+  return values.every((entry) => isObject(entry) && isText(entry.at, MAX_CONDITION_TEXT));
+}
+/** The longest `at` of a logpoint value: a path of an expression, at most as long as one. */
+const MAX_CONDITION_TEXT = 4096;
+
 function validNode(node: unknown): boolean {
   if (!isObject(node)) return false;
   return (
@@ -78,7 +91,13 @@ export function validateEvent(value: unknown): RunEvent | undefined {
       ok = isText(e.instanceId) && isObject(e.error) && typeof e.error.name === 'string' && typeof e.error.message === 'string';
       break;
     case 'log':
-      ok = isText(e.nodeId) && typeof e.stream === 'string' && typeof e.text === 'string' && (e.instanceId === undefined || isText(e.instanceId));
+      ok =
+        isText(e.nodeId) &&
+        typeof e.stream === 'string' &&
+        typeof e.text === 'string' &&
+        (e.instanceId === undefined || isText(e.instanceId)) &&
+        (e.ruleId === undefined || isText(e.ruleId, MAX_RULE_ID)) &&
+        (e.values === undefined || validValues(e.values));
       break;
     case 'events.dropped':
       ok = Number.isSafeInteger(e.count) && (e.count as number) >= 0;
@@ -91,7 +110,8 @@ export function validateEvent(value: unknown): RunEvent | undefined {
         isText(e.instanceId) &&
         typeof e.gate === 'string' &&
         GATES.has(e.gate) &&
-        typeof e.method === 'string';
+        typeof e.method === 'string' &&
+        (e.ruleId === undefined || isText(e.ruleId, MAX_RULE_ID));
       break;
     case 'hold.updated':
       ok = typeof e.holdId === 'string' && RUN_ID_PATTERN.test(e.holdId) && isText(e.givenUp, MAX_REASON);

@@ -115,7 +115,7 @@ export class ProxySession implements RestartHost {
       waitForAttach: options.waitForAttach ?? false,
       // A held call is somebody's agent waiting.
       onHolding: ({ hold, method, call, url }) =>
-        this.#sink.write(`${holding('mcp-proxy', method, idForDisplay(call), hold.point, url, hold.reason === 'loop' ? (call.node?.label ?? '') : undefined)}\n`),
+        this.#sink.write(`${holding('mcp-proxy', method, idForDisplay(call), hold.point, url, hold.reason === 'loop' ? (call.node?.label ?? '') : undefined, hold.ruleId)}\n`),
       // And when nobody watches the debugger, nobody can decide it: said once per hold.
       onUnwatched: (notice) => this.#sink.write(`${noViewer('mcp-proxy', notice)}\n`),
     });

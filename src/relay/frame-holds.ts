@@ -14,6 +14,7 @@ import { messageOf, type Direction, type Frame, type JsonRpcMessage } from '../s
 import { madeFrame } from '../streams/lifter.js';
 import { madeValue } from '../streams/made-frame.js';
 import { noViewerText } from './messages.js';
+import { frameRules } from './rule-subject.js';
 import { NoViewerNotice, type HoldingNotice } from './no-viewer.js';
 
 export { cancelledBy } from '../gates/give-up.js';
@@ -286,7 +287,10 @@ export class FrameHolds {
         const params = this.#loop.allows(name) ? undefined : messageOf(frame)?.params;
         loop = this.#loop.observe(name, isObject(params) ? params.arguments : undefined);
       }
-      const plan = core.plan(runId, { point: 'before', nodeId: node.nodeId, loop, server: this.#server });
+      // No rule: one check. Else the frame's subject is made once, for its logpoints and pause rules.
+      const rules = core.rules;
+      const rule = rules.empty ? undefined : frameRules(this.core, this.#recorder, rules, 'before', frame);
+      const plan = core.plan(runId, { point: 'before', nodeId: node.nodeId, loop, server: this.#server, rule });
       return plan === undefined ? undefined : this.#hold(frame, plan);
     }
     if (frame.type === 'response' || frame.type === 'error') {
@@ -295,7 +299,9 @@ export class FrameHolds {
       const nodeId = request.node.nodeId;
       // A protocol request's "Method not found" is an answer, not a failure (protocol/run-counts): pause-on-error lets it go.
       const failed = frame.type === 'error' ? !(nodeId.startsWith('mcp:') && isMethodProbe(nodeId, messageOf(frame)?.error?.code)) : frame.isError === true;
-      const plan = core.plan(runId, { point: 'after', nodeId, failed, server: this.#server });
+      const rules = core.rules;
+      const rule = rules.empty ? undefined : frameRules(this.core, this.#recorder, rules, 'after', frame, failed);
+      const plan = core.plan(runId, { point: 'after', nodeId, failed, server: this.#server, rule });
       return plan === undefined ? undefined : this.#hold(frame, plan);
     }
     return undefined;

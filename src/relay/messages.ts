@@ -56,7 +56,8 @@ export function somethingElseAnswers(port: number): string {
  * A frame is held and the host is waiting: said once per hold, where hosts
  * show server logs. `url` is the debugger's. A loop hold (`loopTool`: the
  * tool called the same way three times in a row) says so after the usual
- * line, with how to let that tool be polled.
+ * line, with how to let that tool be polled; a hold by a rule (`ruleId`)
+ * names the rule after it: `… — resume it in <url> (rule rule-1)`.
  */
 export function holding(
   command: ProxyCommand,
@@ -65,9 +66,12 @@ export function holding(
   gate: 'before' | 'after' | 'error',
   url: string,
   loopTool?: string,
+  ruleId?: string,
 ): string {
   const number = id === undefined || id === null ? '' : ` #${typeof id === 'string' ? id : JSON.stringify(id)}`;
-  const line = `${proxyPrefix(command)}HOLDING ${method}${number} at the ${gate} gate — resume it in ${url}`;
+  const held = `${proxyPrefix(command)}HOLDING ${method}${number} at the ${gate} gate — resume it in ${url}`;
+  // Held by a rule: which one, after the line as it always was.
+  const line = ruleId === undefined ? held : `${held} (rule ${ruleId})`;
   if (loopTool === undefined) return line;
   return `${line} (loop hold: the third identical call to ${JSON.stringify(loopTool)} in a row; if it is polled on purpose, set GRAPHMIND_LOOP_ALLOW=${loopTool})`;
 }

@@ -40,11 +40,11 @@ export type InboundMessage =
   | { type: 'viewers'; watching: boolean }
   | { type: 'send'; send: SendMessage };
 
-/** A whole breakpoints value: `pauseOnError` a boolean, `nodes` an object. */
+/** A whole breakpoints value: `pauseOnError` a boolean, `nodes` an object, `rules` absent or an array (a malformed rule in it is skipped by the gates). */
 export function validBreakpoints(value: unknown): value is Breakpoints {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const { pauseOnError, nodes } = value as Record<string, unknown>;
-  return typeof pauseOnError === 'boolean' && nodes !== null && typeof nodes === 'object' && !Array.isArray(nodes);
+  const { pauseOnError, nodes, rules } = value as Record<string, unknown>;
+  return typeof pauseOnError === 'boolean' && nodes !== null && typeof nodes === 'object' && !Array.isArray(nodes) && (rules === undefined || Array.isArray(rules));
 }
 
 /**

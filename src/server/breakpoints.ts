@@ -1,4 +1,7 @@
 import type { Breakpoints, NodeBreakpoint } from '../protocol/control.js';
+import { parseRules, RuleBook, type RuleProblem } from './breakpoint-rules.js';
+
+export type { RuleProblem } from './breakpoint-rules.js';
 
 const MAX_NODES = 10_000;
 const MAX_NODE_ID = 1024;
@@ -24,13 +27,15 @@ function parseNodeBreakpoint(value: unknown): NodeBreakpoint | string {
 
 /**
  * Check a `PUT /api/breakpoints` body. Returns the breakpoints, copied into
- * a clean object, or a short reason for a 400.
+ * a clean object, or a short reason for a 400 (a {@link RuleProblem} for
+ * its `rules`: which rule, and where in a bad expression). `rules` absent:
+ * the breakpoints have none (the server then keeps those it has).
  */
-export function parseBreakpoints(body: unknown): Breakpoints | string {
+export function parseBreakpoints(body: unknown): Breakpoints | string | RuleProblem {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'the body must be an object';
-  const { pauseOnError, nodes, ...rest } = body as Record<string, unknown>;
+  const { pauseOnError, nodes, rules, ...rest } = body as Record<string, unknown>;
   // The field's name is not echoed back: errors never reflect input.
-  if (Object.keys(rest).length > 0) return 'only pauseOnError and nodes are allowed';
+  if (Object.keys(rest).length > 0) return 'only pauseOnError, nodes and rules are allowed';
   if (typeof pauseOnError !== 'boolean') return 'pauseOnError must be true or false';
   if (nodes === null || typeof nodes !== 'object' || Array.isArray(nodes)) return 'nodes must be an object keyed by nodeId';
   const entries = Object.entries(nodes as Record<string, unknown>);
@@ -42,7 +47,10 @@ export function parseBreakpoints(body: unknown): Breakpoints | string {
     if (typeof point === 'string') return point;
     clean[nodeId] = point;
   }
-  return { pauseOnError, nodes: { ...clean } };
+  if (rules === undefined) return { pauseOnError, nodes: { ...clean } };
+  const parsed = parseRules(rules);
+  if (!Array.isArray(parsed)) return parsed;
+  return { pauseOnError, nodes: { ...clean }, rules: parsed };
 }
 
 /**
@@ -101,7 +109,16 @@ export interface BreakpointsStateOptions {
   ackTimeoutMs?: number;
   /** @default setTimeout and clearTimeout (unref'd) */
   timers?: AckTimers;
+  /**
+   * The rules' hit counts or armed states changed (a reporter told of a
+   * hit): called at most every {@link RULE_NEWS_MS}, at once when a rule
+   * disarmed. The server tells the live feed. @default undefined
+   */
+  onRules?: () => void;
 }
+
+/** How often at most the rules' hit counts are told (see {@link BreakpointsStateOptions.onRules}). */
+export const RULE_NEWS_MS = 250;
 
 /**
  * The breakpoints in force, their version, and who has applied them (and
@@ -113,7 +130,13 @@ export interface BreakpointsStateOptions {
  * the clock is injected.
  */
 export class BreakpointsState {
+  /** The breakpoints in force, without their rules (those are in {@link BreakpointsState.#rules}). */
   #current: Breakpoints;
+  readonly #rules = new RuleBook();
+  /** What reporters are sent: the breakpoints with the rules they act on (made once per change). */
+  #sent: Breakpoints;
+  readonly #onRules: (() => void) | undefined;
+  #rulesNews: unknown;
   #version = 1;
   /** Each connected reporter and the highest version it acked (0: none yet). */
   readonly #peers = new Map<BreakpointsPeer, number>();
@@ -123,14 +146,56 @@ export class BreakpointsState {
   #watching = false;
 
   constructor(initial: Breakpoints, options: BreakpointsStateOptions = {}) {
-    this.#current = initial;
+    const { rules, ...rest } = initial;
+    if (rules !== undefined) this.#rules.replace(rules);
+    this.#current = rest;
+    this.#sent = this.#forReporters();
     this.#timeoutMs = options.ackTimeoutMs ?? BREAKPOINTS_ACK_TIMEOUT_MS;
     this.#timers = options.timers ?? REAL_TIMERS;
+    this.#onRules = options.onRules;
   }
 
-  /** The breakpoints in force. */
+  /** The breakpoints in force, with each rule's defaults filled in, its hit count and whether it is armed. */
   get current(): Breakpoints {
-    return this.#current;
+    return { ...this.#current, rules: this.#rules.states() };
+  }
+
+  /** What reporters are sent: the enabled, armed rules with the hits each has left. */
+  #forReporters(): Breakpoints {
+    return this.#rules.size === 0 ? this.#current : { ...this.#current, rules: this.#rules.forReporters() };
+  }
+
+  /**
+   * A reporter says rule `ruleId` matched (a hold with `reason: "rule"`, a
+   * logpoint's line): counted, and when that used up its hits, every
+   * reporter is sent the breakpoints without it (a new version).
+   */
+  ruleHit(ruleId: string): void {
+    const result = this.#rules.hit(ruleId);
+    if (result === undefined) return;
+    if (result === 'disarmed') {
+      this.#sent = this.#forReporters();
+      const version = ++this.#version;
+      for (const peer of this.#peers.keys()) peer.sendBreakpoints(this.#sent, version);
+      this.#tellRules(true);
+    } else this.#tellRules(false);
+  }
+
+  /** Tell of changed hit counts: at once, or at most every {@link RULE_NEWS_MS}. */
+  #tellRules(now: boolean): void {
+    const onRules = this.#onRules;
+    if (onRules === undefined) return;
+    if (now) {
+      if (this.#rulesNews !== undefined) this.#timers.clear(this.#rulesNews);
+      this.#rulesNews = undefined;
+      onRules();
+      return;
+    }
+    if (this.#rulesNews !== undefined) return;
+    this.#rulesNews = this.#timers.set(() => {
+      this.#rulesNews = undefined;
+      onRules();
+    }, RULE_NEWS_MS);
   }
 
   /** Their version: 1 at start, one more for every change. */
@@ -150,7 +215,7 @@ export class BreakpointsState {
   join(peer: BreakpointsPeer): void {
     this.#peers.set(peer, 0);
     peer.sendViewers?.(this.#watching);
-    peer.sendBreakpoints(this.#current, this.#version);
+    peer.sendBreakpoints(this.#sent, this.#version);
   }
 
   /**
@@ -180,14 +245,18 @@ export class BreakpointsState {
   }
 
   /**
-   * Replace the breakpoints and send them to every reporter. Resolves once
-   * each reporter connected now has acked them or gone, or after the bound
-   * (never rejects).
+   * Replace the breakpoints and send them to every reporter. Without
+   * `rules`, the rules in force stay (with their counts); `[]` clears them.
+   * Resolves once each reporter connected now has acked them or gone, or
+   * after the bound (never rejects).
    */
   set(next: Breakpoints): Promise<void> {
-    this.#current = next;
+    const { rules, ...rest } = next;
+    if (rules !== undefined) this.#rules.replace(rules);
+    this.#current = rest;
+    this.#sent = this.#forReporters();
     const version = ++this.#version;
-    for (const peer of this.#peers.keys()) peer.sendBreakpoints(next, version);
+    for (const peer of this.#peers.keys()) peer.sendBreakpoints(this.#sent, version);
     if (this.#peers.size === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const wait: AckWait = { version, waiting: new Set(this.#peers.keys()), done: resolve };

@@ -65,7 +65,11 @@ export function runGoneHandler(holds: HoldRegistry, feed: LiveFeed): (runId: str
 export function createControls(options: ControlsOptions): Controls {
   const { store, holds, feed, otlp } = options;
   const owners = new Map<string, ReporterConnection>();
-  const breakpoints = new BreakpointsState({ pauseOnError: options.pauseOnError, nodes: {} });
+  // Rules' hit counts reach the viewers a few times a second at most (at once when one disarms).
+  const breakpoints: BreakpointsState = new BreakpointsState(
+    { pauseOnError: options.pauseOnError, nodes: {} },
+    { onRules: () => feed.broadcast({ type: 'breakpoints', breakpoints: breakpoints.current }) },
+  );
   // Every reporter hears whether anyone watches: a hold with no viewer open is then said where its host looks.
   breakpoints.setWatching(feed.size > 0);
   feed.onWatching = (watching) => breakpoints.setWatching(watching);
@@ -107,7 +111,7 @@ export function createControls(options: ControlsOptions): Controls {
     setBreakpoints(next: Breakpoints): Promise<void> {
       // Pushed to every reporter; settles once those connected now have applied them (or 2 s passed).
       const applied = breakpoints.set(next);
-      feed.broadcast({ type: 'breakpoints', breakpoints: next });
+      feed.broadcast({ type: 'breakpoints', breakpoints: breakpoints.current });
       return applied;
     },
   };

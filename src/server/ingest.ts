@@ -203,6 +203,7 @@ export class ReporterConnection implements HoldOwner, BreakpointsPeer {
         frame: event.frame,
         since: new Date(event.t).toISOString(),
         ...(typeof event.reason === 'string' ? { reason: event.reason } : {}),
+        ...(typeof event.ruleId === 'string' ? { ruleId: event.ruleId } : {}),
       };
       if (!holds.open(hold, this)) {
         // Another connection holds a frame under this id: this one is not
@@ -212,6 +213,10 @@ export class ReporterConnection implements HoldOwner, BreakpointsPeer {
         return;
       }
       feed.broadcast({ type: 'hold.opened', hold });
+      // A rule held it: the server counts the rule's hit (and disarms it when its hits are used up).
+      if (hold.ruleId !== undefined) this.#ctx.breakpoints.ruleHit(hold.ruleId);
+    } else if (event.type === 'log' && event.ruleId !== undefined) {
+      this.#ctx.breakpoints.ruleHit(event.ruleId);
     } else if (event.type === 'hold.updated') {
       const hold = holds.giveUp(event.holdId, this, event.givenUp);
       if (hold === undefined) return;

@@ -174,6 +174,8 @@ async function breakpoints(req: IncomingMessage, res: ServerResponse, method: st
   if (read === undefined) return;
   const parsed = parseBreakpoints(read.value);
   if (typeof parsed === 'string') return sendError(res, 400, `bad breakpoints: ${parsed}`);
+  // A rule's problem says which rule (and where in a bad expression); nothing changes.
+  if ('error' in parsed) return sendJson(res, 400, { ...parsed, error: `bad breakpoints: ${parsed.error}` });
   await ctx.setBreakpoints(parsed);
   // The breakpoints in force now: these, unless a PUT that came while this one waited replaced them (a client
   // that takes the answer as the state, the viewer does, is then not set back to older ones).
