@@ -86,8 +86,6 @@ store.subscribe((dirty) => {
     holdPanel.tick();
   }
   if (dirty & (Dirty.Breakpoints | Dirty.Runs)) breakpointsPanel.render();
-  // Rules count their hits on the server: fetched again (at most once a second) as calls come and holds change.
-  if (dirty & (Dirty.Holds | Dirty.Run)) store.refreshRules();
   if (dirty & (Dirty.Breakpoints | Dirty.Run | Dirty.Selection)) breakpointsStrip.render(store.run === null ? undefined : runServerName(store.run.summary, store.run.meta));
   if (dirty & (Dirty.Holds | Dirty.Runs)) {
     holdPanel.render();

@@ -10,7 +10,7 @@ import { api } from './api.js';
 import { clearBreakpoints, deleteRuns, putBreakpoints, setBreakpoint, setBreakpointScope, setPauseOnError } from './commands.js';
 import type { FindQuery } from './find.js';
 import { receive, removeHold } from './live-reducer.js';
-import { putRules, refreshRules, type RulesSaved } from './rule-commands.js';
+import { putRules, type RulesSaved } from './rule-commands.js';
 import { clearRun, metaFetched, runFailed, runLoaded, selectRun } from './run-loading.js';
 import { openCall, selectNode } from './selection.js';
 import { Dirty, newStep, ViewState, type Connection, type Effect, type RunFilter, type SourceFilter, type Step } from './view-state.js';
@@ -252,11 +252,6 @@ export class Store extends ViewState {
   /** See {@link putRules}. */
   putRules(rules: BreakpointRule[]): Promise<RulesSaved> {
     return putRules(this, rules);
-  }
-
-  /** See {@link refreshRules}. */
-  refreshRules(): void {
-    refreshRules(this);
   }
 
   /** Set or clear one gate of a node's breakpoint; `server` scopes it (a name, null for every server, undefined: as it was). */
