@@ -99,6 +99,9 @@ t.test('findFilter: words, an expression, or a mistake with its position', async
     ['text ~ "rate"', 'after'],
     ['$.result.isError == true', 'after'],
     ['status:held', 'before'],
+    ['$.params.arguments.text ~ "pay-"', 'before'],
+    ['$.params.dur > 5', 'before'],
+    ['tool:a and (dur>=1s)', 'after'],
   ];
   for (const [text, gate] of gates) t.equal(suggestedGate(text), gate, `${text}: ${gate}`);
 });

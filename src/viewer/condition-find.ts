@@ -47,13 +47,16 @@ export function errorParts(text: string, position: number): { before: string; at
 /** Characters of the expression shown either side of a mistake. */
 const AROUND = 48;
 
+/** Atoms that read an answer, each where an atom starts (not `$.params.text ~`, a path that ends in `text`). */
+const ANSWER_SIGNS = /(?:^|[\s(])(?:dur\s*[<>=]|is:(?:error|answer)\b|status:(?:ok|error)\b|\$\.(?:result|error)\b|text\s*~)/i;
+
 /**
  * The gate a rule made from `text` starts at: `after` when the expression
  * reads the answer (its time, its error, its result or its text), which a
  * request at the before gate does not have yet; else `before`.
  */
 export function suggestedGate(text: string): 'before' | 'after' {
-  return /\bdur\s*[<>=]|\bis:(error|answer)\b|\bstatus:(ok|error)\b|\$\.(result|error)\b|\btext\s*~/i.test(text) ? 'after' : 'before';
+  return ANSWER_SIGNS.test(text) ? 'after' : 'before';
 }
 
 /** The expression around `position`, cut to a window, with where the mistake falls in the cut text. */
