@@ -7,6 +7,17 @@ import { defaultDataDir } from '../report/config.js';
 import { debuggerPort, PORT_FLAG_HELP, portFlagProblem } from './debugger-port.js';
 import { RUN_ID_PATTERN } from '../protocol/run-model.js';
 import { parseRedactions } from '../export/redact.js';
+import { compileCondition } from '../conditions/index.js';
+
+/** `--where`'s expression compiled, or the one line that says what is wrong with it and where. */
+function whereCondition(text: string | undefined): ReturnType<typeof compileCondition> | undefined {
+  return text === undefined ? undefined : compileCondition(text);
+}
+
+function whereProblem(text: string, error: string, position: number): string {
+  const shown = text.length > 60 ? `${text.slice(0, 60)}…` : text;
+  return `--where ${JSON.stringify(shown)}: ${error} at position ${position} (docs/conditions.md has the language)`;
+}
 
 /** The `--redact` values as a list (yargs makes a repeated flag an array). */
 function redactTexts(value: unknown): string[] {
@@ -19,6 +30,8 @@ export interface ExportFlags {
   format: 'jsonl' | 'har' | 'otlp-json' | 'cassette';
   /** `--redact`: one path, or several when repeated. */
   redact?: string | string[];
+  /** `--where`: an expression of the condition language; only the calls it matches are written. */
+  where?: string;
   output?: string;
   /** Undefined when not given: GRAPHMIND_URL's port, else 4747 (see debugger-port.ts). */
   port?: number;
@@ -32,6 +45,7 @@ export function exportFlags(yargs: Argv): Argv<ExportFlags> {
     .option('format', { choices: ['jsonl', 'har', 'otlp-json', 'cassette'] as const, default: 'jsonl' as const, describe: 'What to write (cassette: an mcp-recorder cassette)' })
     // Not an array flag: one would take the run id that follows it as one more path.
     .option('redact', { type: 'string', describe: 'Write "[redacted]" in place of the values this JSONPath selects in each message ($.params.arguments.apiKey), optionally scoped: "tools/call:login $.params…"; repeatable' })
+    .option('where', { type: 'string', describe: 'Write only the calls this expression matches, and their session: tool:search, is:error and dur>2s, $.params.arguments.q ~ "PAY-" (docs/conditions.md)' })
     .option('output', { alias: 'o', type: 'string', describe: 'Write to this file (default: standard output)' })
     .option('port', { type: 'number', describe: PORT_FLAG_HELP })
     .option('data-dir', { type: 'string', describe: 'Where the token and the run logs are (default: GRAPHMIND_DATA_DIR or ~/.graphmind)' })
@@ -43,6 +57,10 @@ export function exportFlags(yargs: Argv): Argv<ExportFlags> {
       if (argv['data-dir'] !== undefined && argv['data-dir'] === '') throw new Error('--data-dir must not be empty');
       const redacted = parseRedactions(redactTexts(argv.redact));
       if (!redacted.ok) throw new Error(redacted.reason);
+      const where = argv.where;
+      if (Array.isArray(where)) throw new Error('--where is given once (join expressions with and / or)');
+      const compiled = whereCondition(where === undefined ? undefined : String(where));
+      if (compiled !== undefined && !compiled.ok) throw new Error(whereProblem(String(where), compiled.error, compiled.position));
       return true;
     }) as unknown as Argv<ExportFlags>;
 }
@@ -97,7 +115,9 @@ export async function runExportCommand(parsed: ExportFlags, version: string): Pr
   const redactions = redactTexts(flags.redact);
   const parsedRedactions = parseRedactions(redactions);
   const redact = parsedRedactions.ok ? parsedRedactions.paths : [];
-  const query = [`format=${format}`, ...redactions.map((path) => `redact=${encodeURIComponent(path)}`)].join('&');
+  const compiled = whereCondition(flags.where);
+  const where = compiled?.ok === true ? compiled.condition : undefined;
+  const query = [`format=${format}`, ...redactions.map((path) => `redact=${encodeURIComponent(path)}`), ...(flags.where === undefined ? [] : [`where=${encodeURIComponent(flags.where)}`])].join('&');
   const file = flags.output === undefined ? undefined : new LazyFile(flags.output);
   const fail = (line: string): never => {
     file?.remove();
@@ -126,7 +146,7 @@ export async function runExportCommand(parsed: ExportFlags, version: string): Pr
     // The adapter's runs are kept in segments (server/segment-rules.ts): one of those is copied to a file first.
     const { segmentedRunCopy } = await import('../server/segment-read.js');
     const copy = existsSync(log) ? undefined : segmentedRunCopy(join(dataDir, 'runs'), runId);
-    const exported = await exportRun(copy?.file ?? log, runId, format, { stream: counted }, { version, redact }).finally(() => copy?.remove());
+    const exported = await exportRun(copy?.file ?? log, runId, format, { stream: counted }, { version, redact, where }).finally(() => copy?.remove());
     if ('problem' in exported) {
       return fail(exported.problem === 'not-found' ? `no run ${runId} in ${dataDir} (${error.message}, so the data directory was read)` : `cannot read ${log}: ${exported.reason}`);
     }
@@ -136,7 +156,8 @@ export async function runExportCommand(parsed: ExportFlags, version: string): Pr
   await finished(file ?? counted);
   if (flags.output === undefined) return;
   const redacted = redactions.length === 0 ? '' : `, ${redactions.length === 1 ? 'one path' : `${redactions.length} paths`} redacted`;
-  process.stderr.write(`graphmind export: wrote run ${runId} as ${format} to ${flags.output} (${counted.bytes} bytes, from ${from}${redacted})\n`);
+  const only = flags.where === undefined ? '' : `, only the calls where ${flags.where}`;
+  process.stderr.write(`graphmind export: wrote run ${runId} as ${format} to ${flags.output} (${counted.bytes} bytes, from ${from}${redacted}${only})\n`);
 }
 
 /** Passes bytes on, counting them. */

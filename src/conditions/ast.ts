@@ -5,7 +5,7 @@
  * @module
  */
 import type { PathStep } from '../json/json-path.js';
-import type { RE2JS } from 're2js';
+import type { TextTest } from './regex.js';
 
 /** A comparison of a number (`dur`, `bytes`, a path's value). */
 export type NumberOperator = '<' | '>' | '<=' | '>=';
@@ -18,7 +18,7 @@ export type Literal = string | number | boolean | null;
 
 /** What a `$` path is tested with. */
 export type PathTest =
-  | { op: '~'; regex: RE2JS }
+  | { op: '~'; regex: TextTest }
   | { op: '==' | '!='; literal: Literal }
   | { op: NumberOperator; number: number }
   | { op: 'exists' };
@@ -30,4 +30,4 @@ export type Expr =
   | { kind: 'atom'; key: AtomKey; value: string }
   | { kind: 'measure'; field: 'dur' | 'bytes'; op: NumberOperator; amount: number }
   | { kind: 'path'; path: string; steps: PathStep[]; test: PathTest }
-  | { kind: 'text'; regex: RE2JS };
+  | { kind: 'text'; regex: TextTest };

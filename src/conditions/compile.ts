@@ -7,11 +7,10 @@
  * @module
  */
 import type { AtomKey, Expr, NumberOperator, PathTest } from './ast.js';
-import { globMatches } from './glob.js';
-import { NONE, PASSED, SEEN, walkPath, type Found } from './path-walk.js';
-import { answerIsError, methodOf, nameOf, someText, statusOf, type ConditionSubject } from './subject.js';
-import type { PathStep } from '../json/json-path.js';
-import type { RE2JS } from 're2js';
+import { compileGlob } from './glob.js';
+import { NONE, PASSED, SEEN, walkPath, walkSteps, type Found, type WalkStep } from './path-walk.js';
+import { answerIsError, methodOf, requestName, someText, statusOf, type ConditionSubject } from './subject.js';
+import type { TextTest } from './regex.js';
 
 /** An expression compiled: true when the subject matches. */
 export type Predicate = (subject: ConditionSubject) => boolean;
@@ -32,7 +31,7 @@ export function compileExpr(expr: Expr): Predicate {
     case 'measure':
       return measurePredicate(expr.field, expr.op, expr.amount);
     case 'path':
-      return pathPredicate(expr.steps, expr.test);
+      return pathPredicate(walkSteps(expr.steps), expr.test);
     case 'text': {
       const test = regexTest(expr.regex);
       return (subject) => someText(subject, test);
@@ -42,14 +41,14 @@ export function compileExpr(expr: Expr): Predicate {
 
 function allOf(items: Predicate[]): Predicate {
   return (subject) => {
-    for (const item of items) if (!item(subject)) return false;
+    for (let index = 0; index < items.length; index++) if (!(items[index] as Predicate)(subject)) return false;
     return true;
   };
 }
 
 function anyOf(items: Predicate[]): Predicate {
   return (subject) => {
-    for (const item of items) if (item(subject)) return true;
+    for (let index = 0; index < items.length; index++) if ((items[index] as Predicate)(subject)) return true;
     return false;
   };
 }
@@ -58,57 +57,68 @@ const PREFIXES: Partial<Record<AtomKey, string>> = { tool: 'tool:', resource: 'r
 
 function atomPredicate(key: AtomKey, value: string): Predicate {
   switch (key) {
-    case 'method':
+    case 'method': {
+      const matches = compileGlob(value);
       return (subject) => {
         const method = methodOf(subject);
-        return method !== undefined && globMatches(value, method);
+        return method !== undefined && matches(method, 0);
       };
-    case 'node':
-      return (subject) => subject.nodeId !== undefined && globMatches(value, subject.nodeId);
+    }
+    case 'node': {
+      const matches = compileGlob(value);
+      return (subject) => subject.nodeId !== undefined && matches(subject.nodeId, 0);
+    }
     case 'from':
       return (subject) => subject.from === value;
     case 'is':
       return value === 'error' ? (subject) => subject.answer !== undefined && answerIsError(subject.answer) : (subject) => subject.kind === value;
     case 'status':
       return (subject) => statusOf(subject) === value;
-    default: {
-      const prefix = PREFIXES[key] as string;
-      return (subject) => {
-        const name = nameOf(subject, prefix);
-        return name !== undefined && globMatches(value, name.text, name.offset);
-      };
-    }
+    default:
+      return namePredicate(PREFIXES[key] as string, value);
   }
 }
 
-/** `a op b` for numbers. */
-export function compare(a: number, op: NumberOperator, b: number): boolean {
+/** `tool:`, `resource:`, `prompt:`: the glob on the name in the node id (`tool:<name>`), else on the request's `name` / `uri`. */
+function namePredicate(prefix: string, glob: string): Predicate {
+  const matches = compileGlob(glob);
+  return (subject) => {
+    const nodeId = subject.nodeId;
+    if (nodeId !== undefined) return nodeId.startsWith(prefix) && matches(nodeId, prefix.length);
+    const name = requestName(subject.request, prefix);
+    return name !== undefined && matches(name, 0);
+  };
+}
+
+/** `value op amount` for numbers, as one closure per operator (no switch per evaluation). */
+export function comparison(op: NumberOperator, amount: number): (value: number) => boolean {
   switch (op) {
     case '<':
-      return a < b;
+      return (value) => value < amount;
     case '>':
-      return a > b;
+      return (value) => value > amount;
     case '<=':
-      return a <= b;
+      return (value) => value <= amount;
     case '>=':
-      return a >= b;
+      return (value) => value >= amount;
   }
 }
 
 function measurePredicate(field: 'dur' | 'bytes', op: NumberOperator, amount: number): Predicate {
   // A duration is the answer's: a request (or a call not yet answered) has none.
-  if (field === 'dur') return (subject) => subject.kind === 'answer' && subject.durationMs !== undefined && compare(subject.durationMs, op, amount);
-  return (subject) => subject.bytes !== undefined && compare(subject.bytes, op, amount);
+  const passes = comparison(op, amount);
+  if (field === 'dur') return (subject) => subject.kind === 'answer' && subject.durationMs !== undefined && passes(subject.durationMs);
+  return (subject) => subject.bytes !== undefined && passes(subject.bytes);
 }
 
 /** Look the path up in the request; only where it selects nothing there, in the answer. */
-export function lookUp(subject: ConditionSubject, steps: readonly PathStep[], test: (value: unknown) => boolean): Found {
+export function lookUp(subject: ConditionSubject, steps: readonly WalkStep[], test: (value: unknown) => boolean): Found {
   const inRequest = subject.request === undefined ? NONE : walkPath(subject.request, steps, test);
   if (inRequest !== NONE || subject.answer === undefined) return inRequest;
   return walkPath(subject.answer, steps, test);
 }
 
-function pathPredicate(steps: readonly PathStep[], test: PathTest): Predicate {
+function pathPredicate(steps: readonly WalkStep[], test: PathTest): Predicate {
   switch (test.op) {
     case 'exists':
       return (subject) => lookUp(subject, steps, always) !== NONE;
@@ -129,8 +139,8 @@ function pathPredicate(steps: readonly PathStep[], test: PathTest): Predicate {
       return (subject) => lookUp(subject, steps, equals) === SEEN;
     }
     default: {
-      const { op, number } = test;
-      const passes = (value: unknown): boolean => typeof value === 'number' && compare(value, op, number);
+      const compared = comparison(test.op, test.number);
+      const passes = (value: unknown): boolean => typeof value === 'number' && compared(value);
       return (subject) => lookUp(subject, steps, passes) === PASSED;
     }
   }
@@ -140,7 +150,7 @@ function always(): boolean {
   return true;
 }
 
-function regexTest(regex: RE2JS): (text: string) => boolean {
+function regexTest(regex: TextTest): (text: string) => boolean {
   return (text) => regex.test(text);
 }
 

@@ -33,3 +33,17 @@ export function globMatches(glob: string, text: string, offset = 0): boolean {
   while (g < glob.length && glob.charCodeAt(g) === 42) g++;
   return g === glob.length;
 }
+
+/** A glob compiled: does it match `text` from `offset` to its end? */
+export type GlobTest = (text: string, offset: number) => boolean;
+
+/** Compile `glob`: a glob with no wildcard is a plain comparison, one ending in its only `*` a prefix test. */
+export function compileGlob(glob: string): GlobTest {
+  const star = glob.indexOf('*');
+  if (!glob.includes('?') && (star === -1 || star === glob.length - 1)) {
+    if (star === -1) return (text, offset) => text.length - offset === glob.length && text.startsWith(glob, offset);
+    const head = glob.slice(0, -1);
+    return (text, offset) => text.startsWith(head, offset);
+  }
+  return (text, offset) => globMatches(glob, text, offset);
+}

@@ -12,7 +12,7 @@ import type { AtomKey, Expr, Literal, NumberOperator, PathTest } from './ast.js'
 import { MAX_CONDITION_LENGTH, MAX_DEPTH } from './limits.js';
 import { compileRegex } from './regex.js';
 import { tokenize, type Token } from './tokens.js';
-import type { RE2JS } from 're2js';
+import type { TextTest } from './regex.js';
 
 /** The tree of an expression, or the first error and its 0-based position. */
 export type Parsed = { ok: true; expr: Expr } | { ok: false; error: string; position: number };
@@ -140,6 +140,7 @@ class Parser {
       if (close.kind !== ')') throw new ParseError(`expected ) to close exists(, found ${describe(close)}`, close.start);
       return pathNode(path, { op: 'exists' });
     }
+    if (token.word === 'and' || token.word === 'or') throw new ParseError(`expected a condition before and after ${token.word}, found ${describe(token)}`, token.start);
     throw new ParseError(`unknown word ${JSON.stringify(token.word)} (the language takes atoms such as tool:search, $ paths, text ~ "…", dur and bytes; quote plain words for text ~ "…")`, token.start);
   }
 
@@ -149,7 +150,7 @@ class Parser {
     throw new ParseError(`expected <, >, <= or >= after ${field}, found ${describe(op)}`, op.start);
   }
 
-  private regex(): RE2JS {
+  private regex(): TextTest {
     const token = this.next();
     if (token.kind !== 'string') throw new ParseError(`expected a quoted regular expression after ~, found ${describe(token)}`, token.start);
     const compiled = compileRegex(token.value);

@@ -50,19 +50,16 @@ const NAMED: Record<string, { prefix: string; field: 'name' | 'uri' }> = {
 };
 
 /**
- * The name after `prefix` (`tool:`, `resource:`, `prompt:`) for the
- * subject: from its node id when it has one (the name starts at the
- * returned offset), else from its request's params. Undefined: not that
- * kind of call.
+ * The name of a `tools/call`, `resources/read` or `prompts/get` request
+ * (its `name` or `uri` param), when the request is of the kind `prefix`
+ * (`tool:`, `resource:`, `prompt:`) names. For a subject with no node id.
  */
-export function nameOf(subject: ConditionSubject, prefix: string): { text: string; offset: number } | undefined {
-  if (subject.nodeId !== undefined) return subject.nodeId.startsWith(prefix) ? { text: subject.nodeId, offset: prefix.length } : undefined;
-  const request = subject.request;
+export function requestName(request: unknown, prefix: string): string | undefined {
   if (!isObject(request) || typeof request.method !== 'string') return undefined;
   const named = NAMED[request.method];
   if (named === undefined || named.prefix !== prefix || !isObject(request.params)) return undefined;
   const name = request.params[named.field];
-  return typeof name === 'string' ? { text: name, offset: 0 } : undefined;
+  return typeof name === 'string' ? name : undefined;
 }
 
 /** The subject's method: as given, else its request's. */

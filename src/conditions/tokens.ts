@@ -132,7 +132,9 @@ function pathEnd(text: string, start: number): number {
   while (at < text.length) {
     const char = text[at] as string;
     if (char === '[') {
-      at = bracketClose(text, at);
+      const close = bracketClose(text, at);
+      // An unclosed bracket: the path ends as if it were a character like any other, and the path parser says where.
+      at = close === -1 ? at + 1 : close;
       continue;
     }
     if (PATH_END.test(char)) return at;
@@ -141,15 +143,15 @@ function pathEnd(text: string, start: number): number {
   return at;
 }
 
-/** Just after the `]` that closes the bracket at `open` (a quoted key may hold spaces and brackets); the text's end when none does. */
+/** Just after the `]` that closes the bracket at `open` (a quoted key may hold spaces and brackets); -1 when none does. */
 function bracketClose(text: string, open: number): number {
   let at = open + 1;
   const quote = text[at];
   if (quote === '"' || quote === "'") {
     const close = text.indexOf(quote, at + 1);
-    if (close === -1) return text.length;
+    if (close === -1) return -1;
     at = close + 1;
   }
   const end = text.indexOf(']', at);
-  return end === -1 ? text.length : end + 1;
+  return end === -1 ? -1 : end + 1;
 }

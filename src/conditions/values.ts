@@ -7,7 +7,8 @@
  */
 import type { Expr } from './ast.js';
 import { MAX_VALUE_TEXT } from './limits.js';
-import { selectAll } from './path-walk.js';
+import { selectAll, walkSteps } from './path-walk.js';
+import type { PathStep } from '../json/json-path.js';
 import { methodOf, someText, statusOf, type ConditionSubject } from './subject.js';
 
 /** One value an expression looked at: where (`$.params.arguments.q`, `dur`, `text`, `node`…) and what it was (undefined: not there). */
@@ -73,7 +74,8 @@ function atomValue(key: string, subject: ConditionSubject): unknown {
 }
 
 /** One value as itself, several as a list, none as undefined; looked up as the evaluator does (request, then answer). */
-function pathValue(steps: Parameters<typeof selectAll>[1], subject: ConditionSubject): unknown {
+function pathValue(path: readonly PathStep[], subject: ConditionSubject): unknown {
+  const steps = walkSteps(path);
   let found = subject.request === undefined ? [] : selectAll(subject.request, steps);
   if (found.length === 0 && subject.answer !== undefined) found = selectAll(subject.answer, steps);
   if (found.length === 0) return undefined;

@@ -4,12 +4,16 @@
  * see har.ts), `otlp-json` (an OTLP/JSON trace request, see
  * trace-model.ts) and `cassette` (an mcp-recorder cassette, see
  * cassette-writer.ts); with `redact`, the values its paths select are
- * written as `[redacted]` in any of them (redact.ts). The server's `GET /api/runs/:runId/export` and
+ * written as `[redacted]` in any of them (redact.ts); with `where`, only
+ * the calls an expression of the condition language matches are written,
+ * with their session (call-where.ts). The server's `GET /api/runs/:runId/export` and
  * `graphmind export` reading a data directory both come here.
  *
  * @module
  */
 import type { CallFormat } from './run-streamer.js';
+import type { Instance } from '../protocol/run-model.js';
+import type { TraceRun } from './trace-model.js';
 import { catchUp, ExportAborted, openLog, pumpLog, SinkWriter, type ExportSink, type LineConsumer } from './export-pump.js';
 import { harFormat } from './har-stream.js';
 import { eventsOfLine } from './read-run-log.js';
@@ -19,7 +23,10 @@ import { warmRequire } from './warm-require.js';
 /** The CommonJS packages the OTLP export loads (otlp-json.ts, otel-spans.ts). */
 const OTEL_PACKAGES = ['@opentelemetry/api', '@opentelemetry/core', '@opentelemetry/resources', '@opentelemetry/otlp-transformer'];
 import type { ScopedPath } from '../json/json-path.js';
+import type { Condition } from '../conditions/index.js';
 import { RedactedLines } from './redact-lines.js';
+import { callMatches, unmatchedCalls } from './call-where.js';
+import { WhereLines } from './where-lines.js';
 
 /** The export formats. */
 export const EXPORT_FORMATS = ['jsonl', 'har', 'otlp-json', 'cassette'] as const;
@@ -88,6 +95,8 @@ export interface ExportOptions {
   waitMs?: number;
   /** Values to write as `[redacted]` (`--redact`, see redact.ts). @default none */
   redact?: readonly ScopedPath[];
+  /** Write only the calls this expression matches, and their session (`--where`, see call-where.ts). @default every call */
+  where?: Condition;
 }
 
 /**
@@ -99,13 +108,20 @@ export interface ExportOptions {
  * started) when the log cannot be read or holds no event of the run.
  */
 export async function exportRun(file: string, runId: string, format: ExportFormat, sink: ExportSink, options: ExportOptions): Promise<ExportedRun | ExportProblem> {
+  const where = options.where;
+  const live = options.live === true;
+  // The JSONL copy learns first which calls to leave out (a call's lines are written before its answer is known).
+  const unmatched = where === undefined || format !== 'jsonl' ? undefined : await unmatchedCalls(file, runId, where, { live, untilSeq: options.untilSeq, askedAt: options.askedAt, waitMs: options.waitMs });
+  if (typeof unmatched === 'string') return { problem: unmatched.startsWith('cannot open') ? 'not-found' : 'unreadable', reason: unmatched, started: false };
   const handle = await openLog(file);
   if (typeof handle === 'string') return { problem: handle.startsWith('cannot open') ? 'not-found' : 'unreadable', reason: handle, started: false };
   const writer = new SinkWriter(sink);
-  const live = options.live === true;
   try {
-    const consumer: LineConsumer & { finish(): { lastSeq: number } | undefined } = format === 'jsonl' ? new JsonlCopy(runId, options.untilSeq) : new RunStreamer(runId, await callFormat(format, options.version), { live, untilSeq: options.untilSeq, askedAt: options.askedAt });
-    const reader = options.redact === undefined || options.redact.length === 0 ? consumer : new RedactedLines(runId, options.redact, consumer);
+    const keep = where === undefined ? undefined : (run: TraceRun, instance: Instance): boolean => callMatches(where, run, instance);
+    const consumer: LineConsumer & { finish(): { lastSeq: number } | undefined } =
+      format === 'jsonl' ? new JsonlCopy(runId, options.untilSeq) : new RunStreamer(runId, await callFormat(format, options.version), { live, untilSeq: options.untilSeq, askedAt: options.askedAt, keep });
+    const kept = unmatched === undefined ? consumer : new WhereLines(runId, unmatched, options.untilSeq, consumer);
+    const reader = options.redact === undefined || options.redact.length === 0 ? kept : new RedactedLines(runId, options.redact, kept);
     await pumpLog(handle, reader, writer, options.waitMs === undefined ? {} : { waitMs: options.waitMs });
     const finished = consumer.finish();
     if (finished === undefined) return { problem: 'not-found', reason: 'the log holds no event of this run', started: writer.started };

@@ -79,6 +79,8 @@ export interface RunStreamerOptions {
   live: boolean;
   /** When it was asked for, ms since the epoch. @default Date.now() */
   askedAt?: number;
+  /** Write only the calls this keeps (`--where`); the others are read and left out. @default every call */
+  keep?: (run: TraceRun, instance: Instance) => boolean;
 }
 
 /** A run log's lines in, a format's text out (see the module). */
@@ -286,7 +288,8 @@ export class RunStreamer implements LineConsumer {
       this.#out.push(this.#format.head(view));
       this.#headWritten = true;
     }
-    const text = this.#format.call(view, this.#replay.facts, instance, this.#now, !this.#wroteAny);
+    const keep = this.#options.keep;
+    const text = keep !== undefined && !keep(view, instance) ? '' : this.#format.call(view, this.#replay.facts, instance, this.#now, !this.#wroteAny);
     if (typeof text === 'string' ? text !== '' : text.length > 0) {
       if (typeof text === 'string') this.#out.push(text);
       else this.#out.push(...text);

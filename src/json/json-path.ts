@@ -34,7 +34,7 @@ export function parseJsonPath(text: string): ParsedPath {
       rest = rest.slice(2);
     } else if (rest.startsWith('.')) {
       const key = KEY.exec(rest.slice(1))?.[0];
-      if (key === undefined) return { ok: false, reason: `${JSON.stringify(text)}: a key must follow "." (use ["…"] for other keys)`, at: text.length - rest.length };
+      if (key === undefined) return { ok: false, reason: `${JSON.stringify(text)}: a key must follow "." (use ["…"] for other keys)`, at: text.length - rest.length + 1 };
       steps.push({ key });
       rest = rest.slice(1 + key.length);
     } else if (rest.startsWith('[')) {

@@ -1,9 +1,10 @@
 /**
  * The control API's export and import routes:
  *
- * - `GET /api/runs/:runId/export?format=jsonl|har|otlp-json|cassette[&redact=<path>…]`
+ * - `GET /api/runs/:runId/export?format=jsonl|har|otlp-json|cassette[&redact=<path>…][&where=<expression>]`
  *   answers the run as a file to save (`Content-Disposition: attachment`),
- *   with the values each `redact` path selects written as `[redacted]`;
+ *   with the values each `redact` path selects written as `[redacted]`,
+ *   and only the calls `where` matches (with their session) when given;
  * - `POST /api/runs/import[?newId=1]` takes a run log (the JSONL export)
  *   as its body and loads it as a run of this server.
  *
@@ -17,6 +18,7 @@ import { exportContentType, exportFileName, isExportFormat, type ExportedRun, ty
 import type { ExportSink } from '../export/export-pump.js';
 import type { ScopedPath } from '../json/json-path.js';
 import { parseRedactions } from '../export/redact.js';
+import { compileCondition, type Condition } from '../conditions/index.js';
 import { readImport, renamed, newImportId, type ImportedLog } from '../export/import-run.js';
 import { BodyError, readBody, sendError, sendJson, sendMethodNotAllowed } from './http-util.js';
 import { API_CSP, COMMON_HEADERS } from './security.js';
@@ -29,7 +31,7 @@ export interface RunTransfer {
    * Write the run as a file to `sink` as it is read (started only once
    * there is something to write), or say `unknown` when there is no such run.
    */
-  exportRun(runId: string, format: ExportFormat, sink: ExportSink, options?: { redact?: readonly ScopedPath[] }): Promise<ExportedRun | ExportProblem | 'unknown'>;
+  exportRun(runId: string, format: ExportFormat, sink: ExportSink, options?: { redact?: readonly ScopedPath[]; where?: Condition }): Promise<ExportedRun | ExportProblem | 'unknown'>;
   /**
    * Load a run log as a run: its summary, or why not (`exists`: a run of
    * that id is here; `deleted`: one was deleted in this server's life and
@@ -51,6 +53,10 @@ export async function handleRunExport(req: IncomingMessage, res: ServerResponse,
   if (!isExportFormat(format)) return sendError(res, 400, 'format must be jsonl, har, otlp-json or cassette');
   const redact = parseRedactions(query.getAll('redact'));
   if (!redact.ok) return sendError(res, 400, redact.reason);
+  const whereText = query.get('where');
+  const where = whereText === null ? undefined : compileCondition(whereText);
+  // As a rule's bad expression: what is wrong and where, for the viewer to point at.
+  if (where !== undefined && !where.ok) return sendJson(res, 400, { error: `where: ${where.error} at position ${where.position}`, position: where.position });
   const headers = {
     ...COMMON_HEADERS,
     'content-security-policy': API_CSP,
@@ -63,7 +69,7 @@ export async function handleRunExport(req: IncomingMessage, res: ServerResponse,
     res.end();
     return;
   }
-  const exported = await transfer.exportRun(runId, format, { stream: res, start: () => res.writeHead(200, headers) }, { redact: redact.paths });
+  const exported = await transfer.exportRun(runId, format, { stream: res, start: () => res.writeHead(200, headers) }, { redact: redact.paths, where: where?.condition });
   if (exported === 'unknown') return sendError(res, 404, 'not found');
   if (!('problem' in exported)) {
     res.end();

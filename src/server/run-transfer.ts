@@ -25,7 +25,7 @@ export function createRunTransfer(store: ObservedRunStore, feed: LiveFeed, versi
       const { exportRun } = await import('../export/export-run.js');
       store.flush();
       // A run in a segment gets a log of its own first (see RunStore.logFile).
-      return exportRun(store.logFile(runId), runId, format, sink, { version, live, untilSeq, askedAt, redact: options?.redact });
+      return exportRun(store.logFile(runId), runId, format, sink, { version, live, untilSeq, askedAt, redact: options?.redact, where: options?.where });
     },
     async importRun(log) {
       if (store.has(log.runId)) return 'exists';

@@ -13,6 +13,7 @@ import { nextPageLine, rangeText, renderText } from '../render.js';
 import { arrayOf, from, integer as integerSchema, object, oneOf as oneOfSchema, paging, string, stringOrNull } from '../schemas.js';
 import { parseSince } from '../since.js';
 import { defineTool, requireRun, UNTRUSTED } from '../tool.js';
+import { runWhere, where } from '../where.js';
 
 /** Runs looked at when `since` is not given. */
 const RECENT_RUNS = 10;
@@ -49,6 +50,7 @@ export const findProblemsTool = defineTool({
     runId: optional(runId('Only this run.')),
     kind: optional(oneOf(PROBLEM_KINDS, 'Only problems of this kind.')),
     slowMs: integer({ description: `A call whose server took at least this many ms is slow (time held at breakpoints is not counted; default ${SLOW_MS}).`, minimum: 1, maximum: 86_400_000, default: SLOW_MS }),
+    where: where('Only problems of the calls this expression matches (run-wide problems such as dropped events are left out), e.g. "tool:search", "tool:create_* and dur>2s", "$.params.arguments.path ~ \"/etc/\"". The language: docs/conditions.md (atoms such as tool:, method:, is:error, dur>500ms; $ paths with ~ "regex", ==, <, >; text ~ "regex"; and, or, not).'),
     limit: limit(DEFAULT_PAGE_ROWS, MAX_PAGE_ROWS, 'problems'),
     cursor: cursor(),
   }),
@@ -76,15 +78,18 @@ export const findProblemsTool = defineTool({
         if (read.run !== undefined) runs.push(read.run);
       }
     }
-    const found = findProblems(runs, { slowMs: input.slowMs, now }).filter((problem) => input.kind === undefined || problem.kind === input.kind);
-    const query = queryKey('find_problems', { since: input.since, runId: input.runId, kind: input.kind, slowMs: input.slowMs });
+    const condition = input.where;
+    // Only the matching calls are looked at: a problem of another call, or of no call, is not one of these.
+    const looked = condition === undefined ? runs : runs.map((run) => runWhere(run, condition));
+    const found = findProblems(looked, { slowMs: input.slowMs, now }).filter((problem) => (input.kind === undefined || problem.kind === input.kind) && (condition === undefined || problem.instanceId !== null));
+    const query = queryKey('find_problems', { since: input.since, runId: input.runId, kind: input.kind, slowMs: input.slowMs, where: condition?.text });
     const page = pageOf(found, { limit: input.limit, cursor: input.cursor, query, budget: { chars: RESULT_CHARS, sizeOf: (problem) => JSON.stringify(problem).length } });
     const lines = page.rows.map(
       (problem) => `${problem.kind} in run ${problem.runId} on ${problem.nodeId}${problem.instanceId === null ? '' : ` (${problem.instanceId}${problem.count > 1 ? ` and ${problem.count - 1} more` : ''})`}: ${problem.summary}`,
     );
     return {
       structured: { from: source, runsScanned: runs.length, runsNotScanned: notScanned, total: page.total, nextCursor: page.nextCursor, problems: page.rows },
-      text: renderText(`${rangeText(page.offset, page.rows.length, page.total, 'problems')} in ${runs.length} run(s):`, lines, nextPageLine(page.nextCursor)),
+      text: renderText(`${rangeText(page.offset, page.rows.length, page.total, 'problems')}${condition === undefined ? '' : ` of calls where ${condition.text}`} in ${runs.length} run(s):`, lines, nextPageLine(page.nextCursor)),
     };
   },
 });
