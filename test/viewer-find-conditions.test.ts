@@ -13,7 +13,7 @@ import { compileCondition } from '../src/conditions/index.js';
 import type { RunEvent } from '../src/protocol/ingest.js';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { RunEvents, fakeReporter, runId, startServe, type ServeProcess } from './helpers/serve.js';
-import { NODES, until } from './helpers/viewer.js';
+import { NODES, shot, until } from './helpers/viewer.js';
 
 let server: ServeProcess;
 t.before(async () => {
@@ -99,6 +99,7 @@ t.test('the find bar: expressions, their mistakes, logpoint lines, rule holds', 
   await find.fill(bad);
   const error = page.locator('.cond-bar .cond-error');
   await error.waitFor();
+  await shot(page, 'find-expression-error');
   t.equal(await error.getAttribute('data-position'), String(position), 'the error carries the position the language gives');
   t.match(await error.locator('.cond-error-message').textContent(), new RegExp(`\\(at character ${position + 1}\\)$`), 'and says it in words');
   const caret = (await error.locator('.cond-caret').textContent()) ?? '';

@@ -15,7 +15,7 @@ import type { Breakpoints, RuleState } from '../src/protocol/control.js';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { breakpointsApplied, connectV1, listHolds, runIds, setBreakpoints, waitForAsync } from './helpers/gates.js';
 import { api, startServe } from './helpers/serve.js';
-import { until } from './helpers/viewer.js';
+import { shot, until } from './helpers/viewer.js';
 
 const STEP_MS = 10_000;
 
@@ -61,6 +61,8 @@ t.test('Break when this matches, rules in the panel, a logpoint in the timeline'
   const row = page.locator(`.rules li.rule[data-rule-id="${ruleId}"]`);
   await row.waitFor({ timeout: STEP_MS });
   t.equal(await row.locator('.rule-when').textContent(), expression, 'the panel lists it, as text');
+  await until(page, `document.querySelector('[data-testid="bp-strip"]')?.getAttribute('data-rules') === '1'`, 'the strip to count the rule');
+  t.match(await page.locator('[data-testid="bp-strip"] .bp-strip-rules').textContent(), /^1 rule$/, 'the top bar shows the rule in force');
   await breakpointsApplied(serve);
 
   // A call that does not match goes through; the next that does holds, with the rule named.
@@ -74,6 +76,7 @@ t.test('Break when this matches, rules in the panel, a logpoint in the timeline'
   t.equal(await card.getAttribute('data-reason'), 'rule');
   t.match(await card.locator('.reason').textContent(), new RegExp(`rule ${ruleId}`), 'the card names the rule');
   t.match(await card.locator('.hold-why').textContent(), `${ruleId} matched: ${expression}`, 'and what it matches');
+  await shot(page, 'rule-hold');
   await card.locator('button[data-action="continue"]').click();
   t.strictSame(await held, { content: [{ type: 'text', text: 'PAY-2 second' }] }, 'Continue lets it through');
   await row.and(page.locator('[data-hit-count="1"]')).waitFor({ timeout: STEP_MS });
@@ -89,6 +92,7 @@ t.test('Break when this matches, rules in the panel, a logpoint in the timeline'
   await editing.locator('button[data-action="save-rule"]').click();
   const error = editing.locator('.rule-error');
   await error.locator('.cond-caret').waitFor({ timeout: STEP_MS });
+  await shot(page, 'rule-edit-error');
   const position = Number(await error.getAttribute('data-position'));
   t.ok(position >= 0 && position <= bad.length, `the server’s position is shown (${position})`);
   t.match(await error.textContent(), /bad breakpoints: rules\[0\]\.when/, 'with its error');
@@ -122,6 +126,7 @@ t.test('Break when this matches, rules in the panel, a logpoint in the timeline'
   const line = page.locator(`.timeline .tl-logpoint[data-rule-id="${rules[1]?.id ?? ''}"]`);
   await line.waitFor({ timeout: STEP_MS });
   t.match(await line.textContent(), /logpoint/, 'its line shows in the timeline, as a logpoint');
+  await shot(page, 'logpoint-line');
   t.equal((await listHolds(serve)).length, 0, 'nothing held');
   // The refused edit's 400 is the browser's own log line for a failed request, expected here.
   const refused = (problem: string): boolean => problem.includes('status of 400') && problem.includes('/api/breakpoints');
