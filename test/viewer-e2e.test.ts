@@ -16,6 +16,7 @@ import type { Breakpoints, Hold } from '../src/protocol/control.js';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { ABORT, connectV1, listHolds, runIds, waitForAsync, type LoggedMessage, type ServerLog } from './helpers/gates.js';
 import { api, startServe, type ServeProcess } from './helpers/serve.js';
+import { noRules } from './helpers/viewer.js';
 
 /** The whole session must stay well under the file's budget. */
 const STEP_MS = 10_000;
@@ -42,7 +43,7 @@ function received(log: ServerLog, id: string | number): string[] {
 /** Read the breakpoints (GET /api/breakpoints) until they equal `expected`. */
 async function breakpointsBecome(serve: ServeProcess, expected: Breakpoints): Promise<void> {
   const want = JSON.stringify(expected);
-  await waitForAsync(async () => JSON.stringify((await api(serve.port, serve.token, 'GET', '/api/breakpoints')).json) === want, STEP_MS, `breakpoints ${want}`);
+  await waitForAsync(async () => JSON.stringify(noRules((await api(serve.port, serve.token, 'GET', '/api/breakpoints')).json)) === want, STEP_MS, `breakpoints ${want}`);
 }
 
 /** Click a card in the graph and wait until the detail shows that node. */

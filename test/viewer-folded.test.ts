@@ -5,7 +5,7 @@
 import t from 'tap';
 import { launchBrowser, openPage, realProblems } from './helpers/browser.js';
 import { RunEvents, api, eventually, runId, startServe, type FakeReporter, type ServeProcess } from './helpers/serve.js';
-import { NODES, decisionFor, holdingReporter } from './helpers/viewer.js';
+import { NODES, decisionFor, holdingReporter, noRules } from './helpers/viewer.js';
 import type { OutgoingEvent } from '../src/report/reporter.js';
 
 let server: ServeProcess;
@@ -117,13 +117,13 @@ t.test('a breakpoint by node id, for a node no run has shown yet; the delete but
   await form.getByRole('textbox', { name: 'node id' }).fill('  mcp:initialize ');
   await form.getByRole('button', { name: 'Add breakpoint' }).click();
   await page.locator('.bp[data-node-id="mcp:initialize"]').waitFor();
-  t.same((await api(server.port, server.token, 'GET', '/api/breakpoints')).json, { pauseOnError: true, nodes: { 'mcp:initialize': { before: true } } }, 'set on the server, trimmed');
+  t.same(noRules((await api(server.port, server.token, 'GET', '/api/breakpoints')).json), { pauseOnError: true, nodes: { 'mcp:initialize': { before: true } } }, 'set on the server, trimmed');
   await form.getByRole('combobox', { name: 'gate' }).selectOption('after');
   await form.getByRole('textbox', { name: 'node id' }).fill('tool:first_call');
   await form.getByRole('textbox', { name: 'node id' }).press('Enter');
   await page.locator('.bp[data-node-id="tool:first_call"]').waitFor();
   t.same(
-    (await api(server.port, server.token, 'GET', '/api/breakpoints')).json,
+    noRules((await api(server.port, server.token, 'GET', '/api/breakpoints')).json),
     { pauseOnError: true, nodes: { 'mcp:initialize': { before: true }, 'tool:first_call': { after: true } } },
     'Enter adds too, at the gate chosen',
   );

@@ -7,11 +7,18 @@ import { refreshToken, token } from './token.js';
 
 export type { FetchedRun };
 
-/** A failed API call, with the HTTP status (0 when the server could not be reached). */
+/** Where a refused PUT's mistake is: the 0-based offset in a rule's expression, and which rule (its index). */
+export interface ErrorPlace {
+  position?: number;
+  rule?: number;
+}
+
+/** A failed API call, with the HTTP status (0 when the server could not be reached), and where its mistake is when the server said. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly place: ErrorPlace = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -34,13 +41,17 @@ async function call(method: string, path: string, body?: unknown, retried = fals
   if (res.status === 401 && !retried && (await refreshToken())) return call(method, path, body, true);
   if (!res.ok) {
     let message = `${method} ${path}: HTTP ${res.status}`;
+    const place: ErrorPlace = {};
     try {
-      const data = (await res.json()) as { error?: unknown };
+      const data = (await res.json()) as { error?: unknown; position?: unknown; rule?: unknown };
       if (typeof data.error === 'string') message = data.error;
+      // A refused expression (400): where in it, and in which rule.
+      if (typeof data.position === 'number' && Number.isInteger(data.position) && data.position >= 0) place.position = data.position;
+      if (typeof data.rule === 'number' && Number.isInteger(data.rule) && data.rule >= 0) place.rule = data.rule;
     } catch {
       // keep the generic message
     }
-    throw new ApiError(res.status, message);
+    throw new ApiError(res.status, message, place);
   }
   return res;
 }

@@ -6,6 +6,7 @@
 import type { RunSummary } from '../protocol/run-model.js';
 import { activeBreakpoints, scopeText, serverLabel } from './breakpoint-scope.js';
 import { button, el, setAttr, setChildren } from './dom.js';
+import { RulesPanel } from './rules-panel.js';
 import type { Store } from './store.js';
 
 /** The server names of the runs listed (serverInfo.name, or the adapter's server), sorted. */
@@ -26,6 +27,8 @@ export class BreakpointsPanel {
   readonly #clearAll: HTMLButtonElement;
   /** The add form's scope: every server, or a server the run list knows. */
   readonly #addScope: HTMLSelectElement;
+  /** The rules: conditional breakpoints and logpoints. */
+  readonly #rules: RulesPanel;
   #sig = '';
   #servers = '';
 
@@ -38,6 +41,7 @@ export class BreakpointsPanel {
     setAttr(this.#clearAll, 'data-action', 'clear-all-breakpoints');
     this.#addScope = el('select', { class: 'bp-add-scope', attrs: { name: 'server', 'aria-label': 'where it holds' } });
     const add = this.#addForm();
+    this.#rules = new RulesPanel(store);
     this.element = el(
       'section',
       { class: 'breakpoints' },
@@ -46,6 +50,7 @@ export class BreakpointsPanel {
       el('p', { class: 'hint', text: 'Failing calls (JSON-RPC errors, isError results) hold when this is on.' }),
       this.#list,
       add,
+      this.#rules.element,
     );
   }
 
@@ -90,6 +95,7 @@ export class BreakpointsPanel {
     this.#renderScopes();
     const { breakpoints } = this.store;
     this.#toggle.checked = breakpoints.pauseOnError;
+    this.#rules.render();
     const sig = JSON.stringify(breakpoints.nodes);
     if (sig === this.#sig) return;
     this.#sig = sig;

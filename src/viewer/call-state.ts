@@ -101,6 +101,10 @@ export function reasonText(hold: Hold): string | undefined {
       return 'breakpoint';
     case 'error':
       return 'pause on error';
+    case 'rule':
+      return hold.ruleId === undefined || hold.ruleId === '' ? 'rule' : `rule ${hold.ruleId.length > 40 ? `${hold.ruleId.slice(0, 39)}…` : hold.ruleId}`;
+    case 'drift':
+      return 'the tool list changed';
     default:
       return hold.reason === undefined || hold.reason === '' ? undefined : hold.reason;
   }

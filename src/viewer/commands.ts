@@ -3,6 +3,7 @@
 // (gone from the list at once, back if the server could not delete them).
 import type { Breakpoints, NodeBreakpoint } from '../protocol/control.js';
 import { ApiError, api } from './api.js';
+import { withoutRules } from './rule-list.js';
 import { followNewestLeft } from './run-loading.js';
 import { Dirty, newStep, type Step, type ViewState } from './view-state.js';
 
@@ -20,7 +21,8 @@ export async function putBreakpoints(host: CommandHost, next: Breakpoints): Prom
   host.mark(Dirty.Breakpoints);
   let saved = true;
   try {
-    const answer = await api.putBreakpoints(next);
+    // Rules unchanged (a node or pause-on-error changed): sent without them, so the server keeps them, hit counts and all.
+    const answer = await api.putBreakpoints(next.rules === previous.rules ? withoutRules(next) : next);
     // The answer comes once the reporters applied it; the live feed may have brought newer ones meanwhile (another tab, the API).
     if (host.breakpoints === next) host.breakpoints = answer;
   } catch (error) {
@@ -45,7 +47,7 @@ export function setBreakpointScope(host: CommandHost, nodeId: string, server: st
   const entry = host.breakpoints.nodes[nodeId];
   if (entry === undefined) return Promise.resolve(true);
   const nodes: Breakpoints['nodes'] = { ...host.breakpoints.nodes, [nodeId]: scoped({ ...entry }, server) };
-  return putBreakpoints(host, { pauseOnError: host.breakpoints.pauseOnError, nodes });
+  return putBreakpoints(host, { ...host.breakpoints, nodes });
 }
 
 /** `entry` scoped to `server` (null: every server). */
@@ -59,12 +61,12 @@ function scoped(entry: NodeBreakpoint, server: string | null): NodeBreakpoint {
 export function clearBreakpoints(host: CommandHost, nodeId?: string): Promise<boolean> {
   const nodes: Breakpoints['nodes'] = {};
   if (nodeId !== undefined) for (const [id, entry] of Object.entries(host.breakpoints.nodes)) if (id !== nodeId) nodes[id] = { ...entry };
-  return putBreakpoints(host, { pauseOnError: host.breakpoints.pauseOnError, nodes });
+  return putBreakpoints(host, { ...host.breakpoints, nodes });
 }
 
 /** Turn pausing on an error answer on or off. */
 export function setPauseOnError(host: CommandHost, on: boolean): Promise<boolean> {
-  return putBreakpoints(host, { pauseOnError: on, nodes: host.breakpoints.nodes });
+  return putBreakpoints(host, { ...host.breakpoints, pauseOnError: on });
 }
 
 /**
@@ -81,7 +83,7 @@ export function withGate(breakpoints: Breakpoints, nodeId: string, gate: 'before
   if (server !== undefined) scoped(entry, server);
   if (entry.before === true || entry.after === true) nodes[nodeId] = entry;
   else delete nodes[nodeId];
-  return { pauseOnError: breakpoints.pauseOnError, nodes };
+  return { ...breakpoints, nodes };
 }
 
 /**

@@ -5,6 +5,9 @@
 // call and state, and kept, so typing in a run of 10,000 calls stays quick.
 import type { Instance, LogLine } from '../protocol/run-model.js';
 import type { Hold } from '../protocol/control.js';
+import { evaluateCondition } from '../conditions/index.js';
+import { findFilter } from './condition-find.js';
+import { cachedSubject } from './condition-subject.js';
 import { PROTOCOL_NODE_ID, SESSION_NODE_ID, type RunModel } from './run-model.js';
 
 /** Which calls the status chips keep. */
@@ -12,7 +15,11 @@ export type FindStatus = 'all' | 'error' | 'open' | 'held';
 
 /** The find bar's query. */
 export interface FindQuery {
-  /** Words every shown call contains (any case), in its method, node, id, status, error, input or output. */
+  /**
+   * Words every shown call contains (any case), in its method, node, id,
+   * status, error, input or output; or an expression of the condition
+   * language (docs/conditions.md) the shown calls match (see condition-find.ts).
+   */
   text: string;
   status: FindStatus;
 }
@@ -20,9 +27,9 @@ export interface FindQuery {
 /** No query: everything shows. */
 export const NO_FIND: FindQuery = { text: '', status: 'all' };
 
-/** Is the query narrowing anything? */
+/** Is the query narrowing anything? An expression with a mistake in it narrows nothing (the find bar shows the mistake). */
 export function finding(query: FindQuery): boolean {
-  return query.status !== 'all' || query.text.trim() !== '';
+  return query.status !== 'all' || (query.text.trim() !== '' && findFilter(query.text).kind !== 'invalid');
 }
 
 /** The characters of a call's input and output that are searched (each). */
@@ -68,22 +75,31 @@ function haystackOf(instance: Instance, run: RunModel): string {
   return text;
 }
 
-/** The query's words, lower case. */
+/** The query's words, lower case; none when the text is an expression. */
 export function words(query: FindQuery): string[] {
+  if (findFilter(query.text).kind !== 'words') return [];
   return query.text.toLowerCase().split(/\s+/).filter((word) => word !== '');
 }
 
 /** Does a call match? `held`: the hold on it, if any (a held call matches the `held` chip, and the word "held"). */
 export function callMatches(instance: Instance, run: RunModel, query: FindQuery, needles: readonly string[], held: Hold | undefined): boolean {
   if (query.status === 'held' ? held === undefined : query.status !== 'all' && instance.status !== query.status) return false;
+  const filter = findFilter(query.text);
+  if (filter.kind === 'condition') return evaluateCondition(filter.condition, cachedSubject({ instance, node: run.node(instance.nodeId)?.node, held: held !== undefined }));
   if (needles.length === 0) return true;
   const text = haystackOf(instance, run);
   return needles.every((needle) => text.includes(needle) || (held !== undefined && 'held'.includes(needle)));
 }
 
-/** Does a log line match? Only a text query shows log lines (a status chip is about calls). */
-export function logMatches(log: LogLine, query: FindQuery, needles: readonly string[]): boolean {
+/**
+ * Does a log line match? Only a text query shows log lines (a status chip is
+ * about calls); with an expression, the lines of a call it matches
+ * (`callShown`: is the call of that instance id shown).
+ */
+export function logMatches(log: LogLine, query: FindQuery, needles: readonly string[], callShown?: (instanceId: string) => boolean): boolean {
   if (query.status !== 'all') return false;
+  const filter = findFilter(query.text);
+  if (filter.kind === 'condition') return log.instanceId !== undefined && callShown !== undefined && callShown(log.instanceId);
   if (needles.length === 0) return true;
   const text = `${log.stream}\n${log.text}`.toLowerCase();
   return needles.every((needle) => text.includes(needle));

@@ -7,6 +7,7 @@ import { clock, duration, span } from './format.js';
 import { openInjectEditor, type EditorHandle } from './inject-editor.js';
 import { heldRequestId, reasonText } from './call-state.js';
 import { copyText, jsonBlock } from './json-view.js';
+import { ruleWhy } from './rule-hold.js';
 import type { Store } from './store.js';
 
 const GATE_TEXT: Record<string, string> = {
@@ -226,6 +227,8 @@ export class HoldPanel {
       );
     }
     if (hold.reason === 'error') return el('p', { class: 'hold-why' }, el('strong', { text: 'Pause on error: ' }), 'the answer is a failure (a JSON-RPC error, or a tool result with isError). Turn off “Pause on error” in the sidebar to let failures through.');
+    if (hold.reason === 'rule') return ruleWhy(hold, this.store.breakpoints.rules);
+    if (hold.reason === 'drift') return el('p', { class: 'hold-why' }, el('strong', { text: 'The tool list changed: ' }), 'the server’s list answer differs from the one it gave before in this session. Continue lets it through; Abort answers the caller with an error.');
     if (hold.reason === 'breakpoint') {
       return el('p', { class: 'hold-why' }, el('strong', { text: 'Breakpoint: ' }), `${hold.gate === 'before' ? 'Break before' : 'Break after'} is set on `, el('code', { text: hold.nodeId }), '.');
     }

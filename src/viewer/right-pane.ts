@@ -1,6 +1,7 @@
 // The right column: the find bar (text, status chips, next / previous error)
 // over the timeline or the waterfall, whichever is chosen. The find bar's
 // query also narrows the selected node's list of calls.
+import { ConditionBar } from './condition-bar.js';
 import { button, el, setAttr, setChildren } from './dom.js';
 import { finding, type FindStatus } from './find.js';
 import { plural } from './format.js';
@@ -25,6 +26,8 @@ export class RightPane {
   readonly #count: HTMLElement;
   readonly #tabs: { timeline: HTMLButtonElement; waterfall: HTMLButtonElement };
   readonly #errors: { prev: HTMLButtonElement; next: HTMLButtonElement };
+  /** What the find text is read as (words or an expression), with its mistake or "Break when this matches". */
+  readonly #condition: ConditionBar;
   #chipSig = '';
 
   constructor(
@@ -43,7 +46,7 @@ export class RightPane {
     this.#count = el('span', { class: 'muted pane-count', attrs: { 'aria-live': 'polite' } });
     this.#search = el('input', {
       class: 'find-text',
-      attrs: { type: 'search', placeholder: 'find calls: method, node, status, text  (/)', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'find calls' },
+      attrs: { type: 'search', placeholder: 'find calls: text, or tool:search and dur>500ms  (/)', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'find calls' },
     });
     // Kept across renders, so typing keeps its focus and caret.
     this.#search.addEventListener('input', () => this.store.setFind({ text: this.#search.value, status: this.store.find.status }));
@@ -59,6 +62,7 @@ export class RightPane {
         this.nextError(event.shiftKey ? -1 : 1);
       }
     });
+    this.#condition = new ConditionBar(store, this.#search);
     this.#chips = el('div', { class: 'filters find-chips', attrs: { role: 'group', 'aria-label': 'find calls by status' } });
     this.#errors = {
       prev: button('↑', () => this.nextError(-1), 'btn small', 'Previous failed call (Shift+E)'),
@@ -73,7 +77,7 @@ export class RightPane {
       'section',
       { class: 'timeline', attrs: { 'aria-label': 'timeline' } },
       el('div', { class: 'pane-head' }, tabs, this.#count),
-      el('div', { class: 'find-bar' }, this.#search, el('div', { class: 'find-row' }, this.#chips, el('span', { class: 'error-nav' }, this.#errors.prev, this.#errors.next))),
+      el('div', { class: 'find-bar' }, el('div', { class: 'find-box' }, this.#search, this.#condition.helpButton), this.#condition.element, el('div', { class: 'find-row' }, this.#chips, el('span', { class: 'error-nav' }, this.#errors.prev, this.#errors.next))),
       this.timeline.element,
     );
     this.element = el('aside', { class: 'right' }, section, this.waterfall.element);
@@ -88,6 +92,7 @@ export class RightPane {
   render(): void {
     const { find, view } = this.store;
     if (this.#search.value !== find.text && document.activeElement !== this.#search) this.#search.value = find.text;
+    this.#condition.render();
     const onTimeline = view === 'timeline';
     this.element.classList.toggle('view-waterfall', !onTimeline);
     this.timeline.element.hidden = !onTimeline;

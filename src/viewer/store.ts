@@ -4,12 +4,13 @@
 // (run-loading.ts, selection.ts); the fetches they ask for are made here.
 // The REST commands the page sends are in commands.ts.
 import type { RunSummary } from '../protocol/run-model.js';
-import type { Breakpoints } from '../protocol/control.js';
+import type { BreakpointRule, Breakpoints } from '../protocol/control.js';
 import type { LiveMessage } from '../protocol/live-feed.js';
 import { api } from './api.js';
 import { clearBreakpoints, deleteRuns, putBreakpoints, setBreakpoint, setBreakpointScope, setPauseOnError } from './commands.js';
 import type { FindQuery } from './find.js';
 import { receive, removeHold } from './live-reducer.js';
+import { putRules, type RulesSaved } from './rule-commands.js';
 import { clearRun, metaFetched, runFailed, runLoaded, selectRun } from './run-loading.js';
 import { openCall, selectNode } from './selection.js';
 import { Dirty, newStep, ViewState, type Connection, type Effect, type RunFilter, type SourceFilter, type Step } from './view-state.js';
@@ -246,6 +247,11 @@ export class Store extends ViewState {
   /** See {@link putBreakpoints}. */
   putBreakpoints(next: Breakpoints): Promise<boolean> {
     return putBreakpoints(this, next);
+  }
+
+  /** See {@link putRules}. */
+  putRules(rules: BreakpointRule[]): Promise<RulesSaved> {
+    return putRules(this, rules);
   }
 
   /** Set or clear one gate of a node's breakpoint; `server` scopes it (a name, null for every server, undefined: as it was). */

@@ -11,6 +11,7 @@ import { callView, holdBadge, requestIdChip, tookText, tookTitle, waitingText } 
 import { clickable, el, setAttr, tickTimes } from './dom.js';
 import { callMatches, finding, isCall, logMatches, words, type FindQuery } from './find.js';
 import { clock, cut, plural, preview } from './format.js';
+import { isLogpoint, logpointRow } from './logpoint-lines.js';
 import { isRestartLine } from './restarts.js';
 import { sentByBadge } from './send-again.js';
 import { SESSION_NODE_ID, STDOUT_NOISE_NODE_ID, shownState, type RunModel, type TimelineItem } from './run-model.js';
@@ -108,9 +109,12 @@ export class Timeline {
     let shownCalls = 0;
     let errors = 0;
     let shownLogs = 0;
+    // With an expression, a log line shows with the call it is about (shown before it: the timeline is in time order).
+    const shownIds = new Set<string>();
+    const callShown = (instanceId: string): boolean => shownIds.has(instanceId);
     for (const item of all) {
       if (item.kind === 'log') {
-        if (!narrowing || logMatches(item.log, find, needles)) {
+        if (!narrowing || logMatches(item.log, find, needles, callShown)) {
           out.push(item);
           shownLogs++;
         }
@@ -128,6 +132,7 @@ export class Timeline {
       if (!narrowing || callMatches(instance, run, find, needles, this.#held.get(instance.instanceId))) {
         out.push(item);
         shownCalls++;
+        if (narrowing) shownIds.add(instance.instanceId);
       }
     }
     this.counts = { calls, logs: run.logs.length, shownCalls, shownLogs, errors };
@@ -157,6 +162,7 @@ export class Timeline {
   #row(item: TimelineItem): HTMLElement {
     if (item.kind === 'log') {
       const { log } = item;
+      if (isLogpoint(log)) return logpointRow(log);
       // A restart of the server is a marker across the timeline: what comes after it ran on the new server.
       const restart = isRestartLine(log);
       return el(
