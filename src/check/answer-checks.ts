@@ -67,11 +67,13 @@ export function checkAnswer(context: CheckContext, check: string, call: FindingC
   const what = `${call.method}${call.name === undefined ? '' : ` ${call.name}`}`;
   const failure = failureOf(message);
   const expectError = rules.expect?.isError === true;
-  if (failure !== undefined && !expectError && rules.allowError !== true) context.report('tool-error', check, `${what} failed: ${failure}`, { call });
+  const unexpected = failure !== undefined && !expectError && rules.allowError !== true;
+  if (unexpected) context.report('tool-error', check, `${what} failed: ${failure}`, { call });
   if (failure === undefined && expectError) context.report('expectation-failed', check, `${what} succeeded, and the step expects it to fail (expect.isError: true)`, { call });
   const result = message.result;
   const wanted = rules.expect?.text;
-  if (wanted !== undefined) {
+  // A call that failed unexpectedly is one finding, not also a text it lacks.
+  if (wanted !== undefined && !unexpected) {
     const text = answerText(result ?? message.error);
     if (!text.includes(wanted)) context.report('expectation-failed', check, `${what}: the answer does not contain ${JSON.stringify(wanted)}${text === '' ? '' : `; it reads ${JSON.stringify(text.length > 200 ? `${text.slice(0, 199)}…` : text)}`}`, { call });
   }

@@ -61,8 +61,8 @@ export class CheckContext {
     return this.endedLine !== undefined;
   }
 
-  /** Send a request as a check: no answer is `unanswered` (or `early-exit`, once); a late one `slow`. */
-  async ask(method: string, params: Record<string, unknown> | undefined, check: string, about: Omit<FindingCall, 'method' | 'id'> = {}): Promise<Asked> {
+  /** Send a request as a check: no answer is `unanswered` (or `early-exit`, once); a late one `slow` (unless not `timed`). */
+  async ask(method: string, params: Record<string, unknown> | undefined, check: string, about: Omit<FindingCall, 'method' | 'id'> = {}, timed = true): Promise<Asked> {
     const pending = this.conversation.request(method, params);
     const call: FindingCall = { method, ...about, id: this.conversation.lastId };
     const answer = await pending;
@@ -70,12 +70,13 @@ export class CheckContext {
       if (answer.why === 'timeout') this.report('unanswered', check, answer.line, { call });
       else if (!this.#earlyExitReported) {
         this.#earlyExitReported = true;
-        this.report('early-exit', check, `${answer.line} (while the check waited for ${method})`, { call });
+        const [first, ...rest] = answer.line.split('\n');
+        this.report('early-exit', check, [`${first ?? ''} (while the check waited for ${method})`, ...rest].join('\n'), { call });
       }
       return undefined;
     }
     this.answered = true;
-    this.checkDuration(check, call, answer.ms);
+    if (timed) this.checkDuration(check, call, answer.ms);
     return { message: answer.message, ms: answer.ms };
   }
 

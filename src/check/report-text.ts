@@ -18,8 +18,8 @@ export function textReport(report: CheckReport, options: FormatOptions): string 
   const cost = report.surfaceCost === undefined ? '' : `; the tool surface costs ≈ ${report.surfaceCost.tokens} tokens on every turn (an estimate; ${report.surfaceCost.bytes} bytes)`;
   out.push(`  ${tools} tools, ${resources} resources, ${resourceTemplates} resource templates, ${prompts} prompts${cost}`);
   for (const found of report.findings) {
-    const mark = verdict.failing.has(found) ? found.severity : `${found.severity} (passes --fail-on)`;
-    out.push(`  ${mark.padEnd(8)} ${found.code.padEnd(22)} ${found.check}: ${found.message.split('\n').join('\n      ')}`);
+    const passes = verdict.failing.has(found) ? '' : ' [passes --fail-on]';
+    out.push(`  ${found.severity.padEnd(8)} ${found.code.padEnd(22)} ${found.check}: ${found.message.split('\n').join('\n      ')}${passes}`);
   }
   out.push(`${totalsLine(report, verdict)}: ${verdict.ok ? 'PASS' : 'FAIL'} (${report.durationMs} ms)`);
   return `${out.join('\n')}\n`;

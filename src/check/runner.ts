@@ -141,7 +141,9 @@ export async function runCheck(spec: CheckTargetSpec, options: CheckOptions): Pr
     durationMs: Math.round(performance.now() - started),
   };
   if (listed !== undefined) report.protocolVersion = listed.protocolVersion;
-  const serverInfo = listed?.handshake.serverInfo;
+  // The 2026-07-28 era names the server in the result's `_meta`.
+  const meta = listed?.handshake._meta;
+  const serverInfo = listed?.handshake.serverInfo ?? (meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>)['io.modelcontextprotocol/serverInfo'] : undefined);
   if (serverInfo !== null && typeof serverInfo === 'object') report.serverInfo = serverInfo as Record<string, unknown>;
   if (cost !== undefined) report.surfaceCost = cost;
   if (recording !== undefined) {

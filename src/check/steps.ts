@@ -52,7 +52,7 @@ export async function playScript(context: CheckContext, steps: readonly ScriptSt
     const about = { name: request.name, step: index + 1 };
     const missing = unknownEntry(step, listed);
     if (missing !== undefined) {
-      context.report('unknown-entry', check, `step ${index + 1}: ${missing}; the step was not sent`, { call: { method: request.method, ...about } });
+      context.report('unknown-entry', check, `${missing}; the step was not sent`, { call: { method: request.method, ...about } });
       continue;
     }
     if (context.gone) continue; // the early-exit finding says why
