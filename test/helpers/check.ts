@@ -96,6 +96,6 @@ export function sarifValidator(): (value: unknown) => string | undefined {
   ajv.addFormat('uri', (text: string) => URL.canParse(text));
   ajv.addFormat('uri-reference', (text: string) => URL.canParse(text, 'file:///'));
   ajv.addFormat('date-time', (text: string) => !Number.isNaN(Date.parse(text)));
-  const validate = ajv.compile({ ...rest, $id: id });
+  const validate = ajv.compile({ ...rest, $id: id as string });
   return (value) => (validate(value) ? undefined : ajv.errorsText(validate.errors));
 }
