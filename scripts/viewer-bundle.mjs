@@ -1,6 +1,6 @@
 // Bundles the viewer: src/viewer/main.ts → dist/viewer/assets/viewer.js (one
 // ES module, minified), its stylesheet (src/viewer/viewer.css, views.css, run-list.css, changes.css, send-again.css,
-// replay-lines.css, joined),
+// replay-lines.css, cost-view.css, joined),
 // and copies its page and icon beside it.
 // Called by scripts/build-viewer.mjs during `npm run build`.
 import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -30,7 +30,7 @@ export async function build() {
   });
   copyFileSync(root('src/viewer/index.html'), root('dist/viewer/index.html'));
   // One stylesheet for the page, kept in files by job: the frame and panes, the run's views, the run list's rows, what the debugger changed, Send again, the replay lines.
-  writeFileSync(root('dist/viewer/assets/viewer.css'), ['src/viewer/viewer.css', 'src/viewer/views.css', 'src/viewer/run-list.css', 'src/viewer/changes.css', 'src/viewer/send-again.css', 'src/viewer/replay-lines.css'].map((file) => readFileSync(root(file), 'utf8')).join('\n'));
+  writeFileSync(root('dist/viewer/assets/viewer.css'), ['src/viewer/viewer.css', 'src/viewer/views.css', 'src/viewer/run-list.css', 'src/viewer/changes.css', 'src/viewer/send-again.css', 'src/viewer/replay-lines.css', 'src/viewer/cost-view.css'].map((file) => readFileSync(root(file), 'utf8')).join('\n'));
   copyFileSync(root('src/viewer/favicon.svg'), root('dist/viewer/assets/favicon.svg'));
   const kb = (path) => (statSync(root(path)).size / 1024).toFixed(1);
   console.log(`build-viewer: dist/viewer/assets/viewer.js ${kb('dist/viewer/assets/viewer.js')} KiB, viewer.css ${kb('dist/viewer/assets/viewer.css')} KiB`);

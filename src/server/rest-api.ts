@@ -95,7 +95,7 @@ async function body(req: IncomingMessage, res: ServerResponse, limit: number): P
   }
 }
 
-/** `/api/runs/:id/export`, `/api/runs/:id/restart`, `/api/runs/:id/instances/:instanceId/send` and `POST /api/runs/import`: true once answered, false when the path is none of them. */
+/** `/api/runs/:id/export`, `/api/runs/:id/restart`, `/api/runs/:id/instances/:instanceId/send`, `…/cost` and `POST /api/runs/import`: true once answered, false when the path is none of them. */
 async function runAction(req: IncomingMessage, res: ServerResponse, method: string, id: string | undefined, rest: string[], ctx: ApiContext): Promise<boolean> {
   if (id !== undefined && rest.length === 1 && rest[0] === 'export' && ctx.transfer !== undefined) {
     if (!RUN_ID_PATTERN.test(id)) sendError(res, 404, 'not found');
@@ -108,6 +108,11 @@ async function runAction(req: IncomingMessage, res: ServerResponse, method: stri
   }
   if (id !== undefined && rest.length === 3 && rest[0] === 'instances' && rest[2] === 'send' && ctx.send !== undefined) {
     await handleSend(req, res, method, id, rest[1] as string, ctx.send);
+    return true;
+  }
+  if (id !== undefined && rest.length === 3 && rest[0] === 'instances' && rest[2] === 'cost') {
+    // Loaded on first use: a server nobody asks for a cost never loads the cost code.
+    (await import('./cost-route.js')).handleCost(res, method, id, rest[1] as string, ctx.store);
     return true;
   }
   if (id !== undefined && rest.length === 1 && rest[0] === 'restart') {

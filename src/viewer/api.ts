@@ -70,6 +70,8 @@ export const api = {
   async sendAgain(runId: string, instanceId: string, edited?: { params: unknown }): Promise<void> {
     await call('POST', `${runPath(runId)}/instances/${encodeURIComponent(instanceId)}/send`, { ...edited, by: 'viewer' });
   },
+  /** What a call costs a model's context, counted by serve (the viewer cannot carry the tokenizer): see cost-view.ts. */
+  cost: <T>(runId: string, instanceId: string): Promise<T> => json('GET', `${runPath(runId)}/instances/${encodeURIComponent(instanceId)}/cost`),
   async decide(holdId: string, action: HoldAction, value?: unknown): Promise<void> {
     await call('POST', `/api/holds/${encodeURIComponent(holdId)}`, action === 'inject' ? { action, value, by: 'viewer' } : { action, by: 'viewer' });
   },

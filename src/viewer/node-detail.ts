@@ -7,6 +7,7 @@ import { answerDiffs } from './answer-diff.js';
 import { answerLabel, changeBadge, timesLine } from './call-changes.js';
 import { callView, holdBadge, requestIdChip, tookText, tookTitle, waitingText } from './call-state.js';
 import { callLineCount, callLinesBlock } from './call-lines.js';
+import { costBlock } from './cost-view.js';
 import { button, clickable, el, setAttr, setChildren, tickTimes } from './dom.js';
 import { callMatches, finding, words, type FindQuery } from './find.js';
 import { clock, duration, ordinal, plural, preview, span } from './format.js';
@@ -237,6 +238,7 @@ export class NodeDetail {
       if (tries > 0) body.appendChild(this.#attempts(instance));
       if (instance.error !== undefined) body.appendChild(jsonBlock(answerLabel('error', instance, tries), instance.error, true, 'error'));
       if (instance.output !== undefined) body.appendChild(jsonBlock(answerLabel('output', instance, tries), instance.output));
+      body.append(costBlock(this.store.run, instance) ?? '');
       // What the debugger changed, beside what it replaced; and the call's time, the held part apart.
       const diffs = answerDiffs(instance);
       if (diffs !== null) body.appendChild(diffs);

@@ -10,6 +10,7 @@ import { anything, arrayOf, errorRow, from, integer, integerOrNull, logRow, node
 import { renderText } from '../render.js';
 import { sentLabel } from '../call-change.js';
 import { defineTool, requireRun, UNTRUSTED } from '../tool.js';
+import { runCostLines, runCostSchema, runCostView, type RunCostView } from '../cost-view.js';
 import { RUN_ERRORS, RUN_LOG_TAIL, RUN_NODES } from '../limits.js';
 
 /** The properties of a run overview's schema. */
@@ -39,16 +40,18 @@ const overviewProperties = {
   errorsLeftOut: integer,
   logTail: arrayOf(logRow),
   truncated: arrayOf(string),
+  cost: runCostSchema,
 };
 
 /** A few lines about a run overview. */
-function renderOverview(view: RunOverview): string {
+function renderOverview(view: RunOverview, cost: RunCostView): string {
   const { run } = view;
   const took = durationMs(run.startedAt, run.endedAt);
   const head =
     `run ${run.runId} "${run.name}" (${run.source}): ${run.status}, started ${run.startedAt}${took === null ? '' : `, ${took} ms`}; ` +
     `${run.counts.calls} calls on ${run.counts.nodes} nodes, ${run.counts.errors} failed, ${run.counts.open} open, ${run.counts.logLines} log lines`;
   const lines = [
+    ...runCostLines(cost),
     ...view.nodes.map((node) => `${'  '.repeat(node.depth)}${node.nodeId} [${node.status}] ${node.calls} call(s)${node.errors > 0 ? `, ${node.errors} failed` : ''}${node.open > 0 ? `, ${node.open} open` : ''}`),
     ...view.errors.map((error) => `error ${error.instanceId} on ${error.nodeId}${error.sentBy === undefined ? '' : ` (${sentLabel(error.sentBy)})`}: ${error.name}${error.code === null ? '' : ` ${error.code}`}: ${error.message}`),
     ...view.logTail.slice(-5).map((log) => `log ${log.at} ${log.stream}: ${log.text}`),
@@ -71,6 +74,7 @@ export const getRunTool = defineTool({
   async run(input, context) {
     const { from: source, run } = await requireRun(context, input.runId);
     const view = runOverview(run);
-    return { structured: { from: source, ...view }, text: renderOverview(view) };
+    const cost = runCostView(run);
+    return { structured: { from: source, ...view, cost }, text: renderOverview(view, cost) };
   },
 });
