@@ -165,6 +165,7 @@ async function main(): Promise<void> {
   if (argv[0] === 'replay') return replay();
   if (argv[0] === 'verify') return verify();
   if (argv[0] === 'check') return check();
+  if (argv[0] === 'surface') return (await import('./surface-command.js')).runSurfaceCommand(argv.slice(1), readVersion());
   if (argv[0] === 'export' || argv[0] === 'import') {
     const name = argv[0];
     const [{ default: yargs }, exporting, importing] = await Promise.all([
@@ -201,6 +202,7 @@ async function main(): Promise<void> {
     .command('replay', 'Serve a recorded run as a mock MCP server, without the real one (graphmind replay --help)')
     .command('verify', 'Play a recorded run against a new version of the server and show what answers differently (graphmind verify --help)')
     .command('check', 'Check an MCP server for what breaks hosts: stdout noise, bad frames, schemas, drift from a lock, token budgets (graphmind check --help)')
+    .command('surface', "Write a server's tool surface as a lock file, or class the changes between two (graphmind surface --help)")
     .command(['serve', '$0'], 'Start the debugger on 127.0.0.1:4747 (the default command)', serveFlags, (flags) =>
       runServeCommand(flags as unknown as ServeFlags, version),
     )
