@@ -25,9 +25,9 @@ t.test('clean servers pass: SDK 1.x, SDK 2.x, Python stdlib (exit 0, no finding)
     t.equal(report.ok, true);
     t.match(report.counts, counts, `${name} lists what it offers`);
     t.ok(report.checks.some((one) => one.name === 'handshake') && report.checks.some((one) => one.name === 'tools/list'), `${name}: the checks are listed`);
-    t.ok((report.surfaceCost?.tokens ?? 0) > 0, `${name}: the tool surface has a cost`);
+    t.equal(report.surfaceCost, undefined, `${name}: no token count without a budget (the tokenizer takes a second to load)`);
   }
-  const text = await check([], SDK1);
+  const text = await check(['--max-surface-tokens', '100000'], SDK1);
   t.equal(text.code, 0);
   t.match(text.stdout, /graphmind check: .*sdk1-server\.mjs \(sdk1-fixture [\d.]+, protocol 2025-11-25\)/);
   t.match(text.stdout, /2 tools, 1 resources, 0 resource templates, 1 prompts; the tool surface costs ≈ \d+ tokens on every turn \(an estimate/);

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { ValidateFunction } from 'ajv';
+import type { OutputValidators } from './schema-checks.js';
 import type { RecordedAnswer, RecordedRun } from '../replay/recorded-run.js';
 import { NO_RULES } from '../replay/verify-rules.js';
 import { VerifySession } from '../replay/verify-session.js';
@@ -35,7 +35,7 @@ export async function playRun(
   run: RecordedRun,
   playback: RunPlayback,
   send: (text: string) => void,
-  options: { timeoutMs: number; outputs: ReadonlyMap<string, ValidateFunction>; budget: ResultBudget | undefined },
+  options: { timeoutMs: number; outputs: OutputValidators; budget: ResultBudget | undefined },
 ): Promise<void> {
   const calls = run.calls.filter((call) => !HANDSHAKE.has(call.method));
   const session = new VerifySession({ ...run, calls }, { rules: NO_RULES, timeoutMs: options.timeoutMs, firstId: context.conversation.lastId }, { send });
@@ -45,10 +45,12 @@ export async function playRun(
   playback.session = undefined;
   context.conversation.serverRequests = undefined;
   context.conversation.skipIds(calls.length);
+  let played = 0;
   for (const result of results) {
     if (result.index < 0) continue; // an answer to no request: the wire's unknown-id says so
     const call = { method: result.method, ...(result.name === undefined ? {} : { name: result.name }) };
-    const check = `run call ${result.index + 1}: ${result.method}${result.name === undefined ? '' : ` ${result.name}`}`;
+    // Numbered among the requests sent again (the run's handshake is not), from 1.
+    const check = `run call ${++played}: ${result.method}${result.name === undefined ? '' : ` ${result.name}`}`;
     context.ran(check, 'run', result.ms);
     if (result.received === undefined) {
       if (result.verdict !== 'missing') continue; // recorded unanswered, sent without waiting

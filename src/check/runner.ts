@@ -59,7 +59,7 @@ export interface CheckReport {
   serverInfo?: Record<string, unknown>;
   /** How many entries each list had. */
   counts: { tools: number; resources: number; resourceTemplates: number; prompts: number };
-  /** The tool definitions' cost (tokens: an estimate), when they were listed. */
+  /** The tool definitions' cost (tokens: an estimate), when `--max-surface-tokens` asked for it. */
   surfaceCost?: { bytes: number; tokens: number };
   checks: CheckRun[];
   findings: Finding[];
@@ -76,10 +76,11 @@ export function targetName(spec: CheckTargetSpec): string {
 }
 
 /** The checks after the listing: schemas, lock, budgets, scenario. */
-async function checkListed(context: CheckContext, listed: Listed, options: CheckOptions, playback: RunPlayback, send: (text: string) => void): Promise<{ bytes: number; tokens: number }> {
+async function checkListed(context: CheckContext, listed: Listed, options: CheckOptions, playback: RunPlayback, send: (text: string) => void): Promise<{ bytes: number; tokens: number } | undefined> {
   const outputs = checkToolSchemas(context, listed.tools);
   if (options.lock !== undefined) checkDrift(context, options.lock.surface, options.lock.file, listedSurface(listed));
-  const cost = checkSurfaceBudget(context, listed.tools, options.maxSurfaceTokens);
+  // The tokenizer takes about a second to load: counted only when a budget asks for it.
+  const cost = options.maxSurfaceTokens === undefined ? undefined : checkSurfaceBudget(context, listed.tools, options.maxSurfaceTokens);
   const budget = resultBudget(options.maxResultTokens);
   if (options.script !== undefined) await playScript(context, options.script, listed, outputs, budget);
   if (options.run !== undefined && !context.gone) await playRun(context, options.run, playback, send, { timeoutMs: options.timeoutMs, outputs, budget });

@@ -49,13 +49,29 @@ export function errorsText(errors: readonly ErrorObject[] | null | undefined): s
 /** A schema compiled, or why it is not a valid object schema. */
 export type CompiledSchema = { ok: true; validate: ValidateFunction } | { ok: false; reason: string };
 
+/** Why `schema` is not a valid object schema, or undefined: checked against its dialect's meta-schema (cheap), and compiled only when it has a `$ref` to resolve (compiling costs milliseconds a schema). */
+export function schemaProblem(schema: unknown): string | undefined {
+  if (!isObject(schema)) return `it is ${schema === null ? 'null' : Array.isArray(schema) ? 'an array' : `a ${typeof schema}`}, not a JSON Schema object`;
+  if (schema.type !== 'object') return `its "type" is ${schema.type === undefined ? 'missing' : JSON.stringify(schema.type)}, not "object"`;
+  const ajv = ajvFor(schema.$schema);
+  const known = knownDialect(schema);
+  try {
+    if (ajv.validateSchema(known) !== true) return `schema is invalid: ${errorsText(ajv.errors)}`;
+    if (JSON.stringify(known).includes('"$ref"')) ajv.compile(known);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return message.length > 300 ? `${message.slice(0, 299)}…` : message;
+  }
+  return undefined;
+}
+
 /** Compile one tool schema (see the module). */
 export function compileToolSchema(schema: unknown): CompiledSchema {
-  if (!isObject(schema)) return { ok: false, reason: `it is ${schema === null ? 'null' : Array.isArray(schema) ? 'an array' : `a ${typeof schema}`}, not a JSON Schema object` };
-  if (schema.type !== 'object') return { ok: false, reason: `its "type" is ${schema.type === undefined ? 'missing' : JSON.stringify(schema.type)}, not "object"` };
-  const ajv = ajvFor(schema.$schema);
+  const problem = schemaProblem(schema);
+  if (problem !== undefined) return { ok: false, reason: problem };
+  const object = schema as Record<string, unknown>;
   try {
-    return { ok: true, validate: ajv.compile(knownDialect(schema)) };
+    return { ok: true, validate: ajvFor(object.$schema).compile(knownDialect(object)) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, reason: message.length > 300 ? `${message.slice(0, 299)}…` : message };

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ValidateFunction } from 'ajv';
+import type { OutputValidators } from './schema-checks.js';
 import { isObject } from '../json/is-object.js';
 import { checkAnswer, type ResultBudget } from './answer-checks.js';
 import type { CheckContext } from './check-context.js';
@@ -43,7 +43,7 @@ function unknownEntry(step: ScriptStep, listed: Listed): string | undefined {
 }
 
 /** Play the script (see the module). */
-export async function playScript(context: CheckContext, steps: readonly ScriptStep[], listed: Listed, outputs: ReadonlyMap<string, ValidateFunction>, budget: ResultBudget | undefined): Promise<void> {
+export async function playScript(context: CheckContext, steps: readonly ScriptStep[], listed: Listed, outputs: OutputValidators, budget: ResultBudget | undefined): Promise<void> {
   for (const [index, step] of steps.entries()) {
     const request = stepRequest(step);
     const check = `step ${index + 1}: ${request.title}`;

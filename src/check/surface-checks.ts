@@ -33,9 +33,8 @@ export function checkDrift(context: CheckContext, lock: Surface, lockFile: strin
 }
 
 /** The tools' cost, and a `context-budget` finding when over `maxTokens`. */
-export function checkSurfaceBudget(context: CheckContext, tools: readonly unknown[], maxTokens: number | undefined): Cost {
+export function checkSurfaceBudget(context: CheckContext, tools: readonly unknown[], maxTokens: number): Cost {
   const cost = surfaceCost(tools);
-  if (maxTokens === undefined) return { bytes: cost.bytes, tokens: cost.tokens };
   context.ran('surface budget', 'surface');
   if (cost.tokens > maxTokens) {
     const top = [...cost.perTool].sort((a, b) => b.tokens - a.tokens).slice(0, 3).map((tool) => `${tool.name} ≈ ${tool.tokens}`).join(', ');
