@@ -69,7 +69,8 @@ t.test('graphmind mcp: get_call and get_run show the cost', async (t) => {
   const rest = (await api(serve.port, serve.token, 'GET', `/api/runs/${runId}/instances/${listId}/cost`)).json as Row;
   const listCall = await mcp.call('get_call', { runId, instanceId: listId });
   const cost = (listCall.structuredContent as Row).cost as Row;
-  t.same(cost.surface, rest.surface, 'get_call on tools/list: each tool and the total, as serve counts them');
+  const restSurface = rest.surface as { bytes: number; tokens: number; perTool: Array<{ tokens: number }> };
+  t.same(cost.surface, { bytes: restSurface.bytes, tokens: restSurface.tokens, tools: tools.length, perTool: [...restSurface.perTool].sort((a, b) => b.tokens - a.tokens), toolsLeftOut: 0 }, 'get_call on tools/list: each tool (the costliest first) and the total, as serve counts them');
   t.equal(cost.estimate, true);
   const text = listCall.content.map((part) => part.text).join('\n');
   t.match(text, new RegExp(`tool surface: ${tools.length} tools cost ≈ [\\d,]+ tokens \\(est\\.\\), [\\d,]+ bytes on every turn`), 'its text: the total, marked an estimate');

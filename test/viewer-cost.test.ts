@@ -62,6 +62,7 @@ t.test('a tools/list call shows each tool\'s cost and the total; a tools/call it
   }
   t.match(await block.locator('thead').textContent(), /tokens \(est\.\)/, 'the column says estimate');
   t.match(await block.locator('.cost-title').getAttribute('title'), /Tokens are an estimate from gpt-tokenizer \(o200k_base\)/, 'and the title says from what');
+  await block.scrollIntoViewIfNeeded();
   await shot(page, 'cost-tools-list');
 
   await page.goto(`${serve.url}/#run=${run.runId}&node=${encodeURIComponent('tool:search')}`);

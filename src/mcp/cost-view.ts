@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { callCost, hasCallCost, TOKENIZER, type CallCost, type Cost } from '../cost/index.js';
+import { callCost, hasCallCost, TOKENIZER, type Cost } from '../cost/index.js';
 import { methodOf } from '../protocol/call-method.js';
 import type { Instance, Run } from '../protocol/run-model.js';
 import type { JsonSchema } from './args.js';
@@ -15,6 +15,10 @@ import { arrayOf, integer, object, string } from './schemas.js';
 export const RUN_COST_CALLS = 500;
 /** Tools `get_call` names in its text, the costliest first. */
 const TEXT_TOOLS = 5;
+/** Tools `get_call` lists in its structured answer, the costliest first. */
+export const CALL_COST_TOOLS = 50;
+/** Characters of a tool's name kept in `get_call`'s cost. */
+const NAME_CHARS = 100;
 
 const costSchema = object({ bytes: integer, tokens: integer });
 const tokenizerSchema = object({ package: string, encoding: string, note: string });
@@ -23,7 +27,12 @@ const tokenizerSchema = object({ package: string, encoding: string, note: string
 export const callCostSchema: JsonSchema = {
   anyOf: [
     object(
-      { estimate: { const: true }, tokenizer: tokenizerSchema, result: costSchema, surface: object({ bytes: integer, tokens: integer, perTool: arrayOf(object({ name: string, bytes: integer, tokens: integer })) }) },
+      {
+        estimate: { const: true },
+        tokenizer: tokenizerSchema,
+        result: costSchema,
+        surface: object({ bytes: integer, tokens: integer, tools: integer, perTool: arrayOf(object({ name: string, bytes: integer, tokens: integer })), toolsLeftOut: integer }),
+      },
       ['result', 'surface'],
     ),
     { type: 'null' },
@@ -40,19 +49,36 @@ export const runCostSchema: JsonSchema = object(
   },
 );
 
-/** What a call's record says of its cost. */
-export type CallCostView = ({ estimate: true; tokenizer: typeof TOKENIZER } & CallCost) | null;
+/** What `get_call` says of a call's cost. */
+export type CallCostView = {
+  estimate: true;
+  tokenizer: typeof TOKENIZER;
+  result?: Cost;
+  /** A tool list: the total, how many tools, the costliest of them, and how many more. */
+  surface?: Cost & { tools: number; perTool: Array<{ name: string } & Cost>; toolsLeftOut: number };
+} | null;
 
 /** Each node's method, by node id. */
 function methods(run: Run): Map<string, string> {
   return new Map(run.nodes.map((node) => [node.nodeId, methodOf(node)]));
 }
 
-/** The cost of one call of `run`, or null when a model reads nothing of it. */
+/**
+ * The cost of one call of `run`, or null when a model reads nothing of it.
+ * A tool list's tools are given the costliest first, at most
+ * {@link CALL_COST_TOOLS} of them (`toolsLeftOut` the rest, still in the
+ * total), each name cut to {@link NAME_CHARS}: the answer must fit a
+ * model's budget whatever the server lists.
+ */
 export function callCostView(run: Run, instance: Instance): CallCostView {
   const node = run.nodes.find((candidate) => candidate.nodeId === instance.nodeId);
   const cost = node === undefined ? undefined : callCost(methodOf(node), instance.output);
-  return cost === undefined ? null : { estimate: true, tokenizer: TOKENIZER, ...cost };
+  if (cost === undefined) return null;
+  if (cost.surface === undefined) return { estimate: true, tokenizer: TOKENIZER, ...(cost.result === undefined ? {} : { result: cost.result }) };
+  const { perTool, bytes, tokens } = cost.surface;
+  const costliest = [...perTool].sort((a, b) => b.tokens - a.tokens);
+  const shown = costliest.slice(0, CALL_COST_TOOLS).map((tool) => ({ ...tool, name: tool.name.length > NAME_CHARS ? `${tool.name.slice(0, NAME_CHARS)}…` : tool.name }));
+  return { estimate: true, tokenizer: TOKENIZER, surface: { bytes, tokens, tools: perTool.length, perTool: shown, toolsLeftOut: perTool.length - shown.length } };
 }
 
 /** `≈ 1,234 tokens (est.), 5,678 bytes`. */
@@ -66,8 +92,8 @@ export function callCostLines(view: CallCostView): string[] {
   const lines: string[] = [];
   if (view.result !== undefined) lines.push(`context cost of the result the model reads: ${costText(view.result)}`);
   if (view.surface !== undefined) {
-    const costliest = [...view.surface.perTool].sort((a, b) => b.tokens - a.tokens).slice(0, TEXT_TOOLS);
-    lines.push(`tool surface: ${view.surface.perTool.length} tools cost ${costText(view.surface)} on every turn`);
+    const costliest = view.surface.perTool.slice(0, TEXT_TOOLS);
+    lines.push(`tool surface: ${view.surface.tools} tools cost ${costText(view.surface)} on every turn`);
     if (costliest.length > 0) lines.push(`costliest tools: ${costliest.map((tool) => `${tool.name} ≈ ${tool.tokens}`).join(', ')}`);
   }
   lines.push(`(token figures are estimates: ${TOKENIZER.package} ${TOKENIZER.encoding})`);

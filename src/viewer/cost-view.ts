@@ -29,6 +29,8 @@ const COUNTED = new Set(['tools/list', 'tools/call', 'resources/read', 'prompts/
 /** Answers kept, the oldest dropped first. */
 const KEPT = 500;
 const answers = new Map<string, CostAnswer | 'failed'>();
+/** Requests under way, by call. */
+const asking = new Map<string, Promise<void>>();
 
 const number = (n: number): string => n.toLocaleString('en-US');
 
@@ -50,7 +52,7 @@ function surfaceView(surface: NonNullable<CostAnswer['surface']>): HTMLElement[]
   const table = el(
     'table',
     { class: 'cost-tools', attrs: { 'aria-label': 'cost per tool' } },
-    el('thead', {}, el('tr', {}, el('th', { text: 'tool' }), el('th', { text: 'tokens (est.)' }), el('th', { text: 'bytes' }), el('th', { text: 'share' }))),
+    el('thead', {}, el('tr', {}, el('th', { text: 'tool' }), el('th', { class: 'num', text: 'tokens (est.)' }), el('th', { class: 'num', text: 'bytes' }), el('th', { text: 'share' }))),
     el(
       'tbody',
       {},
@@ -96,15 +98,22 @@ export function costBlock(run: RunModel | null, instance: Instance): HTMLElement
   const block = el('div', { class: 'cost-block', attrs: { 'aria-label': 'context cost' } });
   fill(block, answers.get(key));
   if (!answers.has(key)) {
-    api.cost<CostAnswer>(runId, instance.instanceId).then(
-      (answer) => remember(key, answer),
-      () => remember(key, 'failed'),
-    ).then(() => fill(block, answers.get(key)));
+    // One request per call however often its row is drawn while it is counted; each drawing is filled in.
+    let asked = asking.get(key);
+    if (asked === undefined) {
+      asked = api.cost<CostAnswer>(runId, instance.instanceId).then(
+        (answer) => remember(key, answer),
+        () => remember(key, 'failed'),
+      );
+      asking.set(key, asked);
+    }
+    void asked.then(() => fill(block, answers.get(key)));
   }
   return block;
 }
 
 function remember(key: string, answer: CostAnswer | 'failed'): void {
+  asking.delete(key);
   answers.set(key, answer);
   if (answers.size > KEPT) answers.delete(answers.keys().next().value as string);
 }

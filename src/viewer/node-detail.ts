@@ -237,8 +237,9 @@ export class NodeDetail {
       body.append(sendAgainBar(this.store, instance) ?? '');
       if (tries > 0) body.appendChild(this.#attempts(instance));
       if (instance.error !== undefined) body.appendChild(jsonBlock(answerLabel('error', instance, tries), instance.error, true, 'error'));
-      if (instance.output !== undefined) body.appendChild(jsonBlock(answerLabel('output', instance, tries), instance.output));
+      // What the answer costs a model's context, above the answer itself (cost-view.ts).
       body.append(costBlock(this.store.run, instance) ?? '');
+      if (instance.output !== undefined) body.appendChild(jsonBlock(answerLabel('output', instance, tries), instance.output));
       // What the debugger changed, beside what it replaced; and the call's time, the held part apart.
       const diffs = answerDiffs(instance);
       if (diffs !== null) body.appendChild(diffs);
