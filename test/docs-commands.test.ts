@@ -385,6 +385,18 @@ interface Covered {
 
 const COVERED: Covered[] = [
   {
+    // A tool surface written as a lock (docs/surface.md).
+    pattern: /^graphmind surface -o \S+\.surface\.json -- node dist\/index\.js$/,
+    test: 'test/helpers/surface.ts',
+    contains: ["'surface'", "surface(['-o', file"],
+  },
+  {
+    // Two surfaces compared (docs/surface.md).
+    pattern: /^graphmind surface diff \S+ \S+( --fail-on \w+)?( --reporter \w+)?$/,
+    test: 'test/surface-cli.test.ts',
+    contains: ["surface(['diff', base", "'--reporter', 'markdown'", "'--fail-on'"],
+  },
+  {
     // Streaming to a tracing backend: serve with an endpoint (and headers) given by flag.
     pattern: /^graphmind serve --otlp-endpoint \S+( --otlp-header '[^']+')*$/,
     test: 'test/export-otlp.test.ts',

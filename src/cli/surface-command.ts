@@ -51,10 +51,10 @@ function fail(line: string): never {
   process.exit(EXIT_USAGE);
 }
 
-async function parse<T>(args: string[], usage: string, describe: string, build: (yargs: Argv) => Argv, version: string): Promise<T> {
+async function parse<T>(name: string, args: string[], usage: string, describe: string, build: (yargs: Argv) => Argv, version: string): Promise<T> {
   const { default: yargs } = await import('yargs');
   const flags = await yargs(args)
-    .scriptName('graphmind surface')
+    .scriptName(name)
     .command(usage, describe, build)
     .version(version)
     .help()
@@ -173,9 +173,9 @@ export async function runSurfaceCommand(args: readonly string[], version: string
   if (twice !== undefined) fail(`${twice} was given more than once; give each flag once`);
   if (ours[0] === 'diff') {
     if (dashes !== -1) fail('surface diff compares two surfaces: it starts no server (no -- <server command…>)');
-    const flags = await parse<SurfaceDiffFlags>(ours.slice(1), '$0 <a> <b>', 'Compare two tool surfaces (surface files or runs) and class every change: breaking, risky, benign', diffFlags, version);
+    const flags = await parse<SurfaceDiffFlags>('graphmind surface diff', ours.slice(1), '$0 <a> <b>', 'Compare two tool surfaces (surface files or runs) and class every change: breaking, risky, benign', diffFlags, version);
     return diff(flags);
   }
-  const flags = await parse<SurfaceFlags>(ours, '$0 [run]', 'Write the canonical snapshot of a server\'s tool surface (graphmind surface -o graphmind.surface.json -- <server command…>, or --url <http url>, or <run>)', snapshotFlags, version);
+  const flags = await parse<SurfaceFlags>('graphmind surface', ours, '$0 [run]', 'Write the canonical snapshot of a server\'s tool surface (graphmind surface -o graphmind.surface.json -- <server command…>, or --url <http url>, or <run>). Compare two with graphmind surface diff <a> <b> (see graphmind surface diff --help)', snapshotFlags, version);
   return snapshot(flags, server, version);
 }

@@ -1,9 +1,7 @@
 /**
  * The context cost a surface file carries: per tool and in total, bytes
- * exactly and tokens as an estimate. SEAM: `src/cost/` (helper `cost`,
- * issue 32) is not on this branch yet; until it is merged this gives no
- * cost and `graphmind surface` writes none. Once merged, this is the one
- * place that calls `surfaceCost` from `src/cost/`.
+ * exactly and tokens as an estimate (src/cost/, docs/context-cost.md). It
+ * is informative: no hash and no diff reads it.
  *
  * @module
  */
@@ -14,10 +12,11 @@ export function toolDefinitions(surface: Surface): Array<Record<string, unknown>
   return surface.tools.map(({ hash: _hash, ...definition }) => definition);
 }
 
-/** The cost of the surface's tools, or undefined while `src/cost/` is not there (see the module). */
-export async function costOfSurface(surface: Surface): Promise<SurfaceCost | undefined> {
-  void toolDefinitions(surface);
-  return undefined;
+/** The cost of the surface's tools (loaded on demand: the tokenizer's tables take a moment). */
+export async function costOfSurface(surface: Surface): Promise<SurfaceCost> {
+  const { surfaceCost, TOKENIZER } = await import('../cost/index.js');
+  const cost = surfaceCost(toolDefinitions(surface));
+  return { bytes: cost.bytes, tokens: cost.tokens, tokenizer: `${TOKENIZER.package} ${TOKENIZER.encoding}`, note: `tokens: ${TOKENIZER.note}`, perTool: cost.perTool };
 }
 
 /** One line for a person: what the tool surface costs on every turn (tokens labelled as an estimate). */

@@ -38,6 +38,8 @@ export interface SurfaceCost {
   tokens: number;
   /** Which tokenizer gave `tokens`. */
   tokenizer?: string;
+  /** What the token figure is and is not. */
+  note?: string;
   /** Per tool, in list order. */
   perTool: Array<{ name: string; bytes: number; tokens: number }>;
 }

@@ -32,7 +32,7 @@ export async function lock(t: Test, dir: string, sdk: string, change: string): P
   // A wide --timeout: the first request waits for the server's start, slow on a loaded machine.
   const written = await surface(['-o', file, '--timeout', '60000', '--', process.execPath, SURFACE_SERVER, '--sdk', sdk], { SURFACE_CHANGE: change });
   t.equal(written.code, 0, written.stderr);
-  t.match(written.stderr, new RegExp(`^graphmind surface: wrote [12] tools?, 1 resource, 0 resource templates, 1 prompt to ${escaped(file)}\n$`));
+  t.match(written.stderr, new RegExp(`^graphmind surface: wrote [12] tools?, 1 resource, 0 resource templates, 1 prompt to ${escaped(file)}\ngraphmind surface: the tool surface costs ≈ \\d+ tokens \\(an estimate, gpt-tokenizer o200k_base; \\d+ bytes\\) on every turn\n$`));
   return file;
 }
 
@@ -52,6 +52,8 @@ export async function changesClassed(t: Test, dir: string, sdk: string): Promise
   t.same(locked.tools.map((tool) => tool.name), ['search', 'delete']);
   t.match(locked.tools[0], { hash: /^[0-9a-f]{64}$/, annotations: { readOnlyHint: true }, inputSchema: { required: ['q'] } });
   t.same([locked.prompts.length, locked.resources.length], [1, 1]);
+  t.match(locked.cost, { tokenizer: 'gpt-tokenizer o200k_base', note: /^tokens: an estimate/, perTool: [{ name: 'search' }, { name: 'delete' }] });
+  t.ok(locked.cost !== undefined && locked.cost.tokens > 0 && locked.cost.bytes === locked.cost.perTool.reduce((sum, tool) => sum + tool.bytes, 0), 'the total is the sum of the tools');
   const same = await surface(['diff', base, base]);
   t.equal(same.code, 0);
   t.match(same.stdout, /^no changes/);
