@@ -11,6 +11,7 @@ import type { ImportFlags } from './import-command.js';
 import type { McpFlags } from './mcp-command.js';
 import type { ReplayFlags } from './replay-command.js';
 import type { VerifyFlags } from './verify-command.js';
+import type { CheckFlags } from './check-command.js';
 import { EXIT_USAGE, parseProxyFlags, type ProxyFlags } from './proxy-flags.js';
 import type { ServeFlags } from './serve-command.js';
 import { repeatedFlag } from './repeated-flag.js';
@@ -54,7 +55,7 @@ function refuseRepeated(command: string | undefined): void {
 }
 
 /** The commands named by a first argument (anything else is `serve`'s flags). */
-const COMMANDS = ['mcp-proxy', 'http-proxy', 'mcp', 'export', 'import', 'replay', 'verify', 'serve'];
+const COMMANDS = ['mcp-proxy', 'http-proxy', 'mcp', 'export', 'import', 'replay', 'verify', 'check', 'serve'];
 
 /** `graphmind mcp`: its flags with yargs, then the command. */
 async function mcp(): Promise<void> {
@@ -116,6 +117,24 @@ async function verifyWithYargs(ours: string[], verifyFlags: typeof import('./ver
   return flags as unknown as VerifyFlags;
 }
 
+/** `graphmind check [options] -- <server command…>`: its flags with yargs (the server's command is never parsed), then the command. */
+async function check(): Promise<void> {
+  const rest = argv.slice(1);
+  const dashes = rest.indexOf('--');
+  const ours = dashes === -1 ? rest : rest.slice(0, dashes);
+  const server = dashes === -1 ? [] : rest.slice(dashes + 1);
+  const [{ default: yargs }, command] = await Promise.all([import('yargs'), import('./check-command.js')]);
+  const version = readVersion();
+  const flags = await command
+    .checkFlags(yargs(ours).scriptName('graphmind check').usage('$0 [options] -- <server command…>   (or --url <http url>)'))
+    .version(version)
+    .help()
+    .strict()
+    .fail((message, error) => fail(`graphmind check: ${message ?? error?.message}`))
+    .parseAsync();
+  await command.runCheckCommand(flags as unknown as CheckFlags, server, version);
+}
+
 async function main(): Promise<void> {
   refuseRepeated(COMMANDS.includes(argv[0] ?? '') ? argv[0] : undefined);
   if (argv[0] === 'mcp-proxy') {
@@ -145,6 +164,7 @@ async function main(): Promise<void> {
   if (argv[0] === 'mcp') return mcp();
   if (argv[0] === 'replay') return replay();
   if (argv[0] === 'verify') return verify();
+  if (argv[0] === 'check') return check();
   if (argv[0] === 'surface') return (await import('./surface-command.js')).runSurfaceCommand(argv.slice(1), readVersion());
   if (argv[0] === 'export' || argv[0] === 'import') {
     const name = argv[0];
@@ -181,6 +201,7 @@ async function main(): Promise<void> {
     .command('import', 'Load a run log someone sent you into the viewer (graphmind import --help)')
     .command('replay', 'Serve a recorded run as a mock MCP server, without the real one (graphmind replay --help)')
     .command('verify', 'Play a recorded run against a new version of the server and show what answers differently (graphmind verify --help)')
+    .command('check', 'Check an MCP server for what breaks hosts: stdout noise, bad frames, schemas, drift from a lock, token budgets (graphmind check --help)')
     .command('surface', "Write a server's tool surface as a lock file, or class the changes between two (graphmind surface --help)")
     .command(['serve', '$0'], 'Start the debugger on 127.0.0.1:4747 (the default command)', serveFlags, (flags) =>
       runServeCommand(flags as unknown as ServeFlags, version),

@@ -33,6 +33,8 @@ export interface VerifyRecordingOptions {
   dataDir?: string;
   /** The run's name in the run list, e.g. `verify run-… against node server.js`. */
   name: string;
+  /** The run's source, as listed. @default {@link VERIFY_SOURCE} */
+  source?: string;
   /** Where `GRAPHMIND_DISABLED`, `GRAPHMIND_TOKEN` and `GRAPHMIND_HIDE_*` are read. @default process.env */
   env?: NodeJS.ProcessEnv;
 }
@@ -48,7 +50,7 @@ export class VerifyRecording {
 
   private constructor(options: VerifyRecordingOptions, env: NodeJS.ProcessEnv) {
     this.#reporter = new Reporter({ port: options.port, dataDir: options.dataDir, env });
-    this.#recorder = new RelayRecorder({ reporter: this.#reporter, hide: hideSettings(env), name: options.name, source: VERIFY_SOURCE });
+    this.#recorder = new RelayRecorder({ reporter: this.#reporter, hide: hideSettings(env), name: options.name, source: options.source ?? VERIFY_SOURCE });
   }
 
   /** A recording, or undefined when reporting is switched off (`GRAPHMIND_DISABLED`). */

@@ -39,6 +39,8 @@ export interface VerifyOptions {
   asSentByServer?: boolean;
   /** How long one call may take, in milliseconds. */
   timeoutMs: number;
+  /** The session's requests get ids after this one (a session that has sent requests of its own first). @default 0 */
+  firstId?: number;
 }
 
 /** Where the session's messages go. */
@@ -90,6 +92,7 @@ export class VerifySession {
     this.#options = options;
     this.#wire = wire;
     this.#matcher = new CallMatcher(serverRequests(run));
+    this.#ids = options.firstId ?? 0;
   }
 
   /** Take one parsed message from the server. */
