@@ -15,11 +15,13 @@ import { madeFrame } from '../streams/lifter.js';
 import { madeValue } from '../streams/made-frame.js';
 import { ListDrift, isListMethod, type DriftLock, type DriftRecorder } from './drift-watch.js';
 import { noViewerText } from './messages.js';
+import type { HoldWire } from './hold-wire.js';
 import { frameRules } from './rule-subject.js';
 import { NoViewerNotice, type HoldingNotice } from './no-viewer.js';
 
 export { cancelledBy } from '../gates/give-up.js';
 export type { HoldingNotice } from './no-viewer.js';
+export type { HoldWire } from './hold-wire.js';
 
 /** How long `waitForAttach` delays the first frame for a debugger (a wait, not a hold). */
 export const WAIT_FOR_ATTACH_MS = 3000;
@@ -38,26 +40,6 @@ export interface GateRecorder extends DriftRecorder {
   onNotice?(text: string): void;
   /** A request held at the before gate (`held`), or let go: its receiver has not got it meanwhile. @default undefined */
   onHeldBefore?(request: Frame, held: boolean): void;
-}
-
-/**
- * The two things a decision asks of the transport that carries the frames
- * (a stdio relay, an HTTP exchange): everything else a decision does is a
- * list of frames to pass on in place of the held one.
- */
-export interface HoldWire {
-  /**
-   * A request held before it reached its receiver is answered here
-   * (inject or abort): `answer`, a made frame travelling back towards the
-   * request's sender, must reach it. The request itself is not forwarded.
-   */
-  answerSender(request: Frame, answer: Frame): void;
-  /**
-   * Retry: send `request` to its receiver again, the same bytes, so that a
-   * new answer comes. False when it cannot be sent again (the held answer
-   * then goes on, as after continue).
-   */
-  resend(request: Frame): boolean;
 }
 
 /** Options for {@link FrameHolds}. */
