@@ -58,7 +58,7 @@ t.test('PUT bodies with rules: each input -> clean rules, or a 400 saying which 
       if (expected.position === true) t.type(parsed.position, 'number', `${name}: the position of the error`);
     }
   }
-  t.equal(parseBreakpoints({ ...base, rules: [], other: 1 }), 'only pauseOnError, nodes and rules are allowed', 'an unknown top-level key is still refused');
+  t.equal(parseBreakpoints({ ...base, rules: [], other: 1 }), 'only pauseOnError, pauseOnDrift, nodes and rules are allowed', 'an unknown top-level key is still refused');
 });
 
 t.test('the rule book: ids, defaults, counts, disarming, what reporters get', async (t) => {

@@ -42,7 +42,7 @@ t.test('PUT /api/breakpoints: pauseOnDrift is optional, a boolean, kept as given
   t.same(parseBreakpoints({ pauseOnError: true, nodes: {}, pauseOnDrift: true }), { pauseOnError: true, nodes: {}, pauseOnDrift: true }, 'true is kept');
   t.same(parseBreakpoints({ pauseOnError: false, nodes: {}, pauseOnDrift: false }), { pauseOnError: false, nodes: {}, pauseOnDrift: false }, 'false is kept');
   t.equal(parseBreakpoints({ pauseOnError: true, nodes: {}, pauseOnDrift: 'yes' }), 'pauseOnDrift must be true or false', 'anything else is a 400');
-  t.equal(parseBreakpoints({ pauseOnError: true, nodes: {}, pauseOnDirft: true }), 'only pauseOnError, pauseOnDrift and nodes are allowed', 'a misspelt field too');
+  t.equal(parseBreakpoints({ pauseOnError: true, nodes: {}, pauseOnDirft: true }), 'only pauseOnError, pauseOnDrift, nodes and rules are allowed', 'a misspelt field too');
 });
 
 t.test('against the session: the first answer of each method + cursor is the baseline', async (t) => {

@@ -82,12 +82,13 @@ t.test('the find bar: expressions, their mistakes, logpoint lines, rule holds', 
   await until(page, `/1 of 4 calls/.test(document.querySelector('.timeline .pane-head')?.textContent ?? '')`, 'the slow call');
   t.same(await shownCalls(), ['mcp_4'], 'dur>2s: the slow search only');
   await find.fill('is:error or resource:*');
-  await until(page, `/1 of 4 calls/.test(document.querySelector('.timeline .pane-head')?.textContent ?? '')`, 'the failed call');
+  // Also one call of four, as before: wait for the one this filter shows.
+  await until(page, `/1 of 4 calls/.test(document.querySelector('.timeline .pane-head')?.textContent ?? '') && document.querySelector('.timeline .tl-call')?.getAttribute('data-instance-id') === 'mcp_5'`, 'the failed call');
   t.same(await shownCalls(), ['mcp_5'], 'is:error: the failed read');
 
   // Plain words search text as before.
   await find.fill('weather');
-  await until(page, `/1 of 4 calls/.test(document.querySelector('.timeline .pane-head')?.textContent ?? '')`, 'the words');
+  await until(page, `/1 of 4 calls/.test(document.querySelector('.timeline .pane-head')?.textContent ?? '') && document.querySelector('.timeline .tl-call')?.getAttribute('data-instance-id') === 'mcp_3'`, 'the words');
   t.same(await shownCalls(), ['mcp_3'], 'words are a text search');
   t.equal(await page.locator('.cond-bar .cond-badge').count(), 0, 'with no expression badge');
 

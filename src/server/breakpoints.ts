@@ -258,15 +258,13 @@ export class BreakpointsState {
   /**
    * Replace the breakpoints and send them to every reporter. Without
    * `rules`, the rules in force stay (with their counts); `[]` clears them.
-   * Without `pauseOnDrift`, it stays as it was: a client that knows only
-   * nodes and pause-on-error changes those and nothing else.
+   * `pauseOnDrift` is a plain switch: absent is off.
    * Resolves once each reporter connected now has acked them or gone, or
    * after the bound (never rejects).
    */
   set(next: Breakpoints): Promise<void> {
     const { rules, ...rest } = next;
     if (rules !== undefined) this.#rules.replace(rules);
-    if (rest.pauseOnDrift === undefined && this.#current.pauseOnDrift !== undefined) rest.pauseOnDrift = this.#current.pauseOnDrift;
     this.#current = rest;
     this.#sent = this.#forReporters();
     const version = ++this.#version;

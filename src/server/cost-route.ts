@@ -13,8 +13,8 @@ import { RUN_ID_PATTERN } from '../protocol/run-model.js';
 import { sendError, sendJson, sendMethodNotAllowed } from './http-util.js';
 import type { RunStore } from './run-store.js';
 
-/** An instance id in a path, as Send again's route checks it. */
-const INSTANCE_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+/** The longest instance id a reporter may send (validate-event's bound): any such id is looked up, as data. */
+const MAX_INSTANCE_ID = 1024;
 
 /** The route's answer: the call, and its cost where a model reads it (each token figure an estimate). */
 export function costAnswer(store: RunStore, runId: string, instanceId: string): Record<string, unknown> | undefined {
@@ -28,10 +28,21 @@ export function costAnswer(store: RunStore, runId: string, instanceId: string): 
 }
 
 /** Answer `GET /api/runs/:runId/instances/:instanceId/cost`. */
-export function handleCost(res: ServerResponse, method: string, runId: string, instanceId: string, store: RunStore): void {
-  if (!RUN_ID_PATTERN.test(runId) || !INSTANCE_ID.test(instanceId)) return sendError(res, 404, 'not found');
+export function handleCost(res: ServerResponse, method: string, runId: string, pathSegment: string, store: RunStore): void {
+  // The segment comes as the address has it: an adapter's instance id may be any text, sent percent-encoded.
+  const instanceId = decodedSegment(pathSegment);
+  if (!RUN_ID_PATTERN.test(runId) || instanceId === undefined || instanceId.length === 0 || instanceId.length > MAX_INSTANCE_ID) return sendError(res, 404, 'not found');
   if (method !== 'GET') return sendMethodNotAllowed(res, 'GET');
   const answer = costAnswer(store, runId, instanceId);
   if (answer === undefined) return sendError(res, 404, 'not found');
   return sendJson(res, 200, answer);
+}
+
+/** A path segment decoded, or undefined when its percent-encoding is broken. */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
