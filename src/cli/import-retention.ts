@@ -9,9 +9,10 @@
  *
  * @module
  */
-import { closeSync, constants, fstatSync, openSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRunLog } from '../export/read-run-log.js';
+import { readRegularFile } from '../export/regular-file.js';
 import type { RunEvent } from '../protocol/ingest.js';
 import { startFromHead } from '../mcp/log-ends.js';
 import { retentionKind, type RetentionKind } from '../server/run-order.js';
@@ -31,23 +32,10 @@ export type KindCounts = Record<RetentionKind, number>;
  * (not a regular file, unreadable, no run in it).
  */
 function logSource(file: string, runId: string): string | undefined {
-  let fd: number;
-  try {
-    // Non-blocking, as the start opens it: a FIFO must not wait for a writer.
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return undefined;
-    const start = startFromHead(fd, stats.size, runId);
-    if (start !== undefined) return start.source;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  // Opened as the start opens it (a FIFO is not waited on); what it cannot read is skipped.
+  const head = readRegularFile(file, (fd, stats) => startFromHead(fd, stats.size, runId));
+  if (!head.ok) return undefined;
+  if (head.value !== undefined) return head.value.source;
   const read = readRunLog(file, runId);
   return read.ok ? read.state?.summary.source : undefined;
 }

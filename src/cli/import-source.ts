@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
+import { fileKind } from '../export/regular-file.js';
 
 /** The most bytes `graphmind import` reads unless `--max-bytes` says otherwise: 256 MiB. */
 export const DEFAULT_IMPORT_MAX_BYTES = 256 * 1024 * 1024;
@@ -16,12 +17,8 @@ export interface ImportSource {
 /** What a file of this kind is called in a refusal. */
 function kindOf(stats: Stats): string | undefined {
   if (stats.isFile()) return undefined;
-  if (stats.isDirectory()) return 'a directory';
-  if (stats.isFIFO()) return 'a FIFO (named pipe)';
-  if (stats.isCharacterDevice()) return 'a character device';
-  if (stats.isBlockDevice()) return 'a block device';
-  if (stats.isSocket()) return 'a socket';
-  return 'not a regular file';
+  // Said in full here: whoever pipes into `graphmind import` may know it as a named pipe.
+  return stats.isFIFO() ? 'a FIFO (named pipe)' : fileKind(stats);
 }
 
 /**

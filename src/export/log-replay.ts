@@ -8,10 +8,10 @@
  *
  * @module
  */
-import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import type { RunEvent } from '../protocol/ingest.js';
 import { RunState } from '../protocol/run-state.js';
 import { readLines } from './log-lines.js';
+import { readRegularFile } from './regular-file.js';
 import { eventsOfLine } from './read-run-log.js';
 import { RunFacts } from './run-facts.js';
 import type { TraceRun } from './trace-model.js';
@@ -29,7 +29,7 @@ export function traceRunOf(state: RunState): TraceRun {
 }
 
 /** The run id a log line's event names, without checking the rest of it. */
-function runIdOfLine(line: Buffer): string | undefined {
+export function runIdOfLine(line: Buffer): string | undefined {
   try {
     const value = JSON.parse(line.toString('utf8')) as { runId?: unknown };
     return typeof value?.runId === 'string' ? value.runId : undefined;
@@ -110,24 +110,18 @@ export type LogFileRead = { ok: true; replay: LogReplay; bytes: number } | { ok:
  * is not waited on or read forever).
  */
 export function replayLogFile(file: string, runId: string | undefined, onLine?: (line: Buffer) => void): LogFileRead {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    return { ok: false, reason: `cannot open it (${error instanceof Error ? error.message : String(error)})` };
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return { ok: false, reason: 'it is not a regular file' };
-    const replay = new LogReplay(runId);
-    const read = readLines(fd, (line) => {
-      onLine?.(line);
-      replay.line(line);
-    });
-    replay.skippedLines += read.tooLong;
-    return { ok: true, replay, bytes: read.bytes };
-  } catch (error) {
-    return { ok: false, reason: `cannot read it (${error instanceof Error ? error.message : String(error)})` };
-  } finally {
-    closeSync(fd);
-  }
+  const read = readRegularFile(
+    file,
+    (fd): LogFileRead => {
+      const replay = new LogReplay(runId);
+      const lines = readLines(fd, (line) => {
+        onLine?.(line);
+        replay.line(line);
+      });
+      replay.skippedLines += lines.tooLong;
+      return { ok: true, replay, bytes: lines.bytes };
+    },
+    { nameKind: false },
+  );
+  return read.ok ? read.value : read;
 }

@@ -8,12 +8,13 @@
  *
  * @module
  */
-import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { expandCompletedGroup } from '../report/completed-group.js';
 import type { RunEvent } from '../protocol/ingest.js';
 import { validateEvent } from '../protocol/validate-event.js';
 import { RunState } from '../protocol/run-state.js';
 import { readLines } from './log-lines.js';
+import { readRegularFile } from './regular-file.js';
 import { RawJson } from '../json/raw-json.js';
 import { jsonValueEnd } from '../json/strict-json.js';
 
@@ -75,21 +76,11 @@ export function eventsOfLine(line: Buffer, runId: string): RunEvent[] | undefine
  */
 export function readRunLog(file: string, runId: string, options: ReadRunLogOptions = {}): RunLogRead {
   const raw = options.rawValues === true;
-  let fd: number;
-  try {
-    // Non-blocking: opening a FIFO would otherwise wait for a writer.
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    return { ok: false, reason: `cannot open it (${errorText(error)})` };
-  }
-  try {
-    const stats = fstatSync(fd);
-    // A device would never end (/dev/zero), a FIFO never start.
-    if (!stats.isFile()) return { ok: false, reason: `it is ${fileKind(stats)}, not a regular file` };
+  const read = readRegularFile(file, (fd, stats): RunLogRead => {
     let state: RunState | undefined;
     let skippedLines = 0;
     let endedLast = false;
-    const read = readLines(fd, (line) => {
+    const lines = readLines(fd, (line) => {
       if (line.length === 0) return;
       const events = eventsOfLine(line, runId);
       if (events === undefined || events.length === 0) {
@@ -103,18 +94,15 @@ export function readRunLog(file: string, runId: string, options: ReadRunLogOptio
         endedLast = event.type === 'run.finished';
       }
     });
-    skippedLines += read.tooLong;
+    skippedLines += lines.tooLong;
     const run = state as RunState | undefined;
     if (run !== undefined) {
       if (!endedLast) run.resume();
       run.abandon(run.lastT);
     }
-    return { ok: true, state: run, skippedLines, stats, endsWithNewline: read.endsWithNewline };
-  } catch (error) {
-    return { ok: false, reason: `cannot read it (${errorText(error)})` };
-  } finally {
-    closeSync(fd);
-  }
+    return { ok: true, state: run, skippedLines, stats, endsWithNewline: lines.endsWithNewline };
+  });
+  return read.ok ? read.value : read;
 }
 
 const TYPE_KEY = Buffer.from('"type"');
@@ -173,18 +161,4 @@ function skipSpace(line: Buffer, at: number): number {
   let k = at;
   while (k < line.length && (line[k] === 0x20 || line[k] === 0x0a || line[k] === 0x0d || line[k] === 0x09)) k++;
   return k;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** What a file that is not a regular file is, for a warning. */
-function fileKind(stats: Stats): string {
-  if (stats.isDirectory()) return 'a directory';
-  if (stats.isFIFO()) return 'a FIFO';
-  if (stats.isSocket()) return 'a socket';
-  if (stats.isCharacterDevice()) return 'a character device';
-  if (stats.isBlockDevice()) return 'a block device';
-  return 'something else';
 }

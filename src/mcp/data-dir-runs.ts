@@ -10,10 +10,11 @@
  *
  * @module
  */
-import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { existsSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { RUN_ID_PATTERN, type Run, type RunSummary } from '../protocol/run-model.js';
 import { readRunLog } from '../export/read-run-log.js';
+import { readRegularFile } from '../export/regular-file.js';
 import { summaryFromEnds } from './log-ends.js';
 import type { RunList, RunRead, RunSource } from './source.js';
 import type { RunState } from '../protocol/run-state.js';
@@ -165,22 +166,9 @@ function summaryOf(run: RunSummary): RunSummary {
  * be opened as a regular file (the replay then says why).
  */
 function summaryOfEnds(file: string, runId: string): { version: string; summary: RunSummary | undefined } | undefined {
-  let fd: number;
-  try {
-    // Non-blocking, as the replay opens it: a FIFO must not wait for a writer.
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return undefined;
-    return { version: versionText(stats), summary: summaryFromEnds(fd, stats.size, runId) };
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  // Opened as the replay opens it (a FIFO is not waited on); the replay says why one cannot be read.
+  const read = readRegularFile(file, (fd, stats) => ({ version: versionText(stats), summary: summaryFromEnds(fd, stats.size, runId) }));
+  return read.ok ? read.value : undefined;
 }
 
 /** What tells one version of a file from the next; undefined when there is no such file. */

@@ -6,9 +6,11 @@
  *
  * @module
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readLines } from '../export/log-lines.js';
 import { eventsOfLine } from '../export/read-run-log.js';
+import { runIdOfLine } from '../export/log-replay.js';
+import { readRegularFile } from '../export/regular-file.js';
 import { setImmediate as nextTurn } from 'node:timers';
 import { HIDDEN } from '../report/hide.js';
 import { isCassette, runOfCassette } from './cassette.js';
@@ -17,20 +19,6 @@ import type { RecordedCall, RecordedRun, RunReading } from './recorded-run.js';
 
 /** A file read as a recorded run, or why it could not be. */
 export type LoadedRun = { ok: true; run: RecordedRun; skippedLines: number } | { ok: false; reason: string };
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** The run id a log line names, without checking the rest of it. */
-function runIdOfLine(line: Buffer): string | undefined {
-  try {
-    const value = JSON.parse(line.toString('utf8')) as { runId?: unknown };
-    return typeof value?.runId === 'string' ? value.runId : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Lines of a run log folded into calls: what was read, and how many lines were not events of the run. */
 class LogFold {
@@ -79,28 +67,21 @@ export function loadRunFromBytes(body: Buffer, label: string): LoadedRun {
 
 /** Read `file` (see the module). `label` names it in lines (default: the run id, or the file). */
 export function loadRun(file: string, label?: string): LoadedRun {
-  let fd: number;
-  try {
-    // Non-blocking: a FIFO would otherwise wait for a writer.
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    return { ok: false, reason: `cannot open it (${errorText(error)})` };
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return { ok: false, reason: 'it is not a regular file' };
-    const fold = new LogFold();
-    const read = readLines(fd, (line) => fold.line(line));
-    fold.skippedLines += read.tooLong;
-    const loaded = fold.done(label, file);
-    if (loaded !== undefined) return loaded;
-    // No event: a cassette (one JSON document), or not a run at all.
-    if (fold.firstLine?.trimStart().startsWith('{') === true) return loadCassette(file, label);
-    return { ok: false, reason: NOT_A_RUN };
-  } catch (error) {
-    return { ok: false, reason: `cannot read it (${errorText(error)})` };
-  } finally {
-    closeSync(fd);
-  }
+  const read = readRegularFile(
+    file,
+    (fd): LoadedRun => {
+      const fold = new LogFold();
+      const lines = readLines(fd, (line) => fold.line(line));
+      fold.skippedLines += lines.tooLong;
+      const loaded = fold.done(label, file);
+      if (loaded !== undefined) return loaded;
+      // No event: a cassette (one JSON document), or not a run at all.
+      if (fold.firstLine?.trimStart().startsWith('{') === true) return loadCassette(file, label);
+      return { ok: false, reason: NOT_A_RUN };
+    },
+    { nameKind: false },
+  );
+  return read.ok ? read.value : read;
 }
 
 /** Largest log read a slice at a time (it is held whole in memory meanwhile); a larger one is read whole first. */
@@ -117,19 +98,10 @@ const SLICE_MS = 8;
  * it (a replay must refuse the first before it answers anything).
  */
 export function startLoadRun(file: string, label?: string): { ok: true; reading: RunReading } | LoadedRun {
-  let bytes: Buffer;
-  try {
-    const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    try {
-      const stats = fstatSync(fd);
-      if (!stats.isFile() || stats.size > SLICED_MAX_BYTES) return loadRun(file, label);
-      bytes = readFileSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return loadRun(file, label);
-  }
+  // Whatever cannot be read here is read again by loadRun, which says why.
+  const whole = readRegularFile(file, (fd, stats) => (stats.size > SLICED_MAX_BYTES ? undefined : readFileSync(fd)));
+  if (!whole.ok || whole.value === undefined) return loadRun(file, label);
+  const bytes = whole.value;
   if (bytes.includes(JSON.stringify(HIDDEN)) || bytes.includes(JSON.stringify(NOT_RECORDED_KEY))) return loadRun(file, label);
   const fold = new LogFold();
   let at = 0;
