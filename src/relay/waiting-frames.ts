@@ -80,16 +80,40 @@ export class WaitingFrames {
    * its record of the call is the same). Only answers that end the call
    * well: an error is recorded as it always is. Frames already recorded
    * have their instance id; a request that waits has none yet.
+   *
+   * Not a call with a frame recorded where it stands (an answer to a call
+   * recorded earlier, an error, a notification) between its request and its
+   * answer: paired, its answer would be sent before that frame, and a
+   * debugger killed between the two would keep a later answer and lose an
+   * earlier one (call 3 answered, call 2 still open, on disk). The record
+   * stays a prefix of what passed, in the order it passed.
    */
   pairCalls(): void {
     const slots = this.slots;
     const ring = this.#ring;
+    // Per direction, the seq of the last frame seen before the last frame recorded where it stands:
+    // a request at or below it came before that frame, so its answer, after it, is not paired.
+    let barrierToServer = 0;
+    let barrierToClient = 0;
+    let seenToServer = 0;
+    let seenToClient = 0;
     for (let i = 0, slot = this.#head; i < this.count; i++, slot = slot + 1 === slots ? 0 : slot + 1) {
       const frame = ring[slot] as Frame;
-      if (frame.type !== 'response' || frame.isError === true) continue;
+      // (A frame made by a gate, or sent again from the debugger, has seq 0: it moves nothing.)
+      if (frame.direction === 'client-to-server') seenToServer = Math.max(seenToServer, frame.seq);
+      else seenToClient = Math.max(seenToClient, frame.seq);
+      if (frame.type === 'request') continue;
       const request = frame.request;
-      if (request === undefined || request.instanceId !== undefined || request.answer !== undefined || request.node === undefined) continue;
-      request.answer = frame;
+      if (request !== undefined && request.answer === frame) continue;
+      if (frame.type === 'response' && frame.isError !== true && request !== undefined && request.instanceId === undefined && request.answer === undefined && request.node !== undefined) {
+        const barrier = request.direction === 'client-to-server' ? barrierToServer : barrierToClient;
+        if (request.seq > barrier) {
+          request.answer = frame;
+          continue;
+        }
+      }
+      barrierToServer = seenToServer;
+      barrierToClient = seenToClient;
     }
   }
 
