@@ -91,29 +91,56 @@ export class WaitingFrames {
   pairCalls(): void {
     const slots = this.slots;
     const ring = this.#ring;
-    // Per direction, the seq of the last frame seen before the last frame recorded where it stands:
-    // a request at or below it came before that frame, so its answer, after it, is not paired.
-    let barrierToServer = 0;
-    let barrierToClient = 0;
-    let seenToServer = 0;
-    let seenToClient = 0;
     for (let i = 0, slot = this.#head; i < this.count; i++, slot = slot + 1 === slots ? 0 : slot + 1) {
       const frame = ring[slot] as Frame;
-      // (A frame made by a gate, or sent again from the debugger, has seq 0: it moves nothing.)
-      if (frame.direction === 'client-to-server') seenToServer = Math.max(seenToServer, frame.seq);
-      else seenToClient = Math.max(seenToClient, frame.seq);
-      if (frame.type === 'request') continue;
+      if (frame.type !== 'response' || frame.isError === true) continue;
       const request = frame.request;
-      if (request !== undefined && request.answer === frame) continue;
-      if (frame.type === 'response' && frame.isError !== true && request !== undefined && request.instanceId === undefined && request.answer === undefined && request.node !== undefined) {
-        const barrier = request.direction === 'client-to-server' ? barrierToServer : barrierToClient;
-        if (request.seq > barrier) {
-          request.answer = frame;
-          continue;
-        }
+      if (request === undefined || request.instanceId !== undefined || request.answer !== undefined || request.node === undefined) continue;
+      request.answer = frame;
+    }
+    this.#unpairAcross();
+  }
+
+  /**
+   * Undo the pairs that a frame recorded where it stands (anything but a
+   * request or a paired answer) falls inside. Walks the ring once, counting
+   * the pairs open (request passed, answer not yet); at such a frame, walks
+   * back to unpair the open ones, no further than the previous such frame
+   * (every pair open before it was undone there): linear in all.
+   */
+  #unpairAcross(): void {
+    const slots = this.slots;
+    const ring = this.#ring;
+    let open = 0;
+    for (let i = 0, slot = this.#head; i < this.count; i++, slot = slot + 1 === slots ? 0 : slot + 1) {
+      const frame = ring[slot] as Frame;
+      if (frame.type === 'request') {
+        if (frame.answer !== undefined) open++;
+      } else if (frame.request !== undefined && frame.request.answer === frame) {
+        open--;
+      } else if (open > 0) {
+        open = 0;
+        this.#unpairOpen(slot);
       }
-      barrierToServer = seenToServer;
-      barrierToClient = seenToClient;
+    }
+  }
+
+  /** Unpair the requests before the frame at `at` whose answers come after it. */
+  #unpairOpen(at: number): void {
+    const slots = this.slots;
+    const ring = this.#ring;
+    // The answers between: their requests are closed pairs (only met here, where a pair is split: no allocation otherwise).
+    const closed = new Set<Frame>();
+    for (let slot = at; slot !== this.#head; ) {
+      slot = slot === 0 ? slots - 1 : slot - 1;
+      const frame = ring[slot] as Frame;
+      if (frame.type !== 'request') {
+        if (frame.request?.answer === frame) closed.add(frame);
+        // A frame recorded where it stands: the pairs open before it were undone when it was met.
+        else return;
+      } else if (frame.answer !== undefined && !closed.has(frame.answer)) {
+        frame.answer = undefined;
+      }
     }
   }
 
