@@ -151,6 +151,29 @@ const playbook: Play[] = [
     ],
   },
   {
+    // After a crash the record must be a prefix of what passed: had call 3 been paired, its answer would go
+    // before call 2's, and a debugger killed between them would keep 3 answered and 2 open (reliability-kill).
+    name: 'a call is not paired across an answer recorded where it stands: the answers go in the order they came',
+    steps: [['c', echo(2)], ['batch', ['c', echo(3)], ['s', echoed(2)], ['s', echoed(3)], ['c', echo(4)], ['s', echoed(4)]]],
+    events: [
+      'started mcp_1 tool:echo {"name":"echo","arguments":{"text":"hi"}}',
+      'started mcp_2 tool:echo {"name":"echo","arguments":{"text":"hi"}}',
+      'finished mcp_1 {"content":[{"type":"text","text":"hi"}]}',
+      'finished mcp_2 {"content":[{"type":"text","text":"hi"}]}',
+      'completed mcp_3 tool:echo {"name":"echo","arguments":{"text":"hi"}} -> {"content":[{"type":"text","text":"hi"}]}',
+    ],
+  },
+  {
+    name: 'nor across an error answer (recorded where it stands, never paired)',
+    steps: [['batch', ['c', echo(2)], ['c', echo(3)], ['s', failure(2)], ['s', echoed(3)]]],
+    events: [
+      'started mcp_1 tool:echo {"name":"echo","arguments":{"text":"hi"}}',
+      'started mcp_2 tool:echo {"name":"echo","arguments":{"text":"hi"}}',
+      'error mcp_1 JsonRpcError: bad params',
+      'finished mcp_2 {"content":[{"type":"text","text":"hi"}]}',
+    ],
+  },
+  {
     name: 'a decided call is not answered twice, nor ends unanswered',
     steps: [['c', echo(2)], ['decide', 2, 'before', 'abort'], ['s', echoed(2)], ['close']],
     events: ['started mcp_1 tool:echo {"name":"echo","arguments":{"text":"hi"}}', 'error mcp_1 Aborted: aborted in the debugger at the before gate'],

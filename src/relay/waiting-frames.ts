@@ -80,6 +80,13 @@ export class WaitingFrames {
    * its record of the call is the same). Only answers that end the call
    * well: an error is recorded as it always is. Frames already recorded
    * have their instance id; a request that waits has none yet.
+   *
+   * Not a call with a frame recorded where it stands (an answer to a call
+   * recorded earlier, an error, a notification) between its request and its
+   * answer: paired, its answer would be sent before that frame, and a
+   * debugger killed between the two would keep a later answer and lose an
+   * earlier one (call 3 answered, call 2 still open, on disk). The record
+   * stays a prefix of what passed, in the order it passed.
    */
   pairCalls(): void {
     const slots = this.slots;
@@ -90,6 +97,50 @@ export class WaitingFrames {
       const request = frame.request;
       if (request === undefined || request.instanceId !== undefined || request.answer !== undefined || request.node === undefined) continue;
       request.answer = frame;
+    }
+    this.#unpairAcross();
+  }
+
+  /**
+   * Undo the pairs that a frame recorded where it stands (anything but a
+   * request or a paired answer) falls inside. Walks the ring once, counting
+   * the pairs open (request passed, answer not yet); at such a frame, walks
+   * back to unpair the open ones, no further than the previous such frame
+   * (every pair open before it was undone there): linear in all.
+   */
+  #unpairAcross(): void {
+    const slots = this.slots;
+    const ring = this.#ring;
+    let open = 0;
+    for (let i = 0, slot = this.#head; i < this.count; i++, slot = slot + 1 === slots ? 0 : slot + 1) {
+      const frame = ring[slot] as Frame;
+      if (frame.type === 'request') {
+        if (frame.answer !== undefined) open++;
+      } else if (frame.request !== undefined && frame.request.answer === frame) {
+        open--;
+      } else if (open > 0) {
+        open = 0;
+        this.#unpairOpen(slot);
+      }
+    }
+  }
+
+  /** Unpair the requests before the frame at `at` whose answers come after it. */
+  #unpairOpen(at: number): void {
+    const slots = this.slots;
+    const ring = this.#ring;
+    // The answers between: their requests are closed pairs (only met here, where a pair is split: no allocation otherwise).
+    const closed = new Set<Frame>();
+    for (let slot = at; slot !== this.#head; ) {
+      slot = slot === 0 ? slots - 1 : slot - 1;
+      const frame = ring[slot] as Frame;
+      if (frame.type !== 'request') {
+        if (frame.request?.answer === frame) closed.add(frame);
+        // A frame recorded where it stands: the pairs open before it were undone when it was met.
+        else return;
+      } else if (frame.answer !== undefined && !closed.has(frame.answer)) {
+        frame.answer = undefined;
+      }
     }
   }
 

@@ -11,6 +11,7 @@ import type { RunStore } from './run-store.js';
 import { arrayElementEnds } from '../json/element-ends.js';
 import { BatchText } from './batch-text.js';
 import { BatchReader } from './batch-reader.js';
+import { COMPLETED_RUN_EVENTS } from './completed-record.js';
 import { expandCompletedGroup, isCompletedGroup } from '../report/completed-group.js';
 import { parseStrictJson } from '../json/strict-json.js';
 import { validateEvent } from '../protocol/validate-event.js';
@@ -115,8 +116,25 @@ export class ReporterConnection implements HoldOwner, BreakpointsPeer {
     if (message === undefined) return false;
     if (message.ack !== undefined) this.#ctx.breakpoints.ack(this, message.ack);
     const { events, batch, elements } = message;
-    for (let i = 0; i < events.length; i++) this.#apply(events[i] as RunEvent, batch, elements === undefined ? i : (elements[i] as number), owners);
+    for (let i = 0; i < events.length; i++) {
+      const element = elements === undefined ? i : (elements[i] as number);
+      // A run that arrived whole (its events come from one element): in one step when it can be.
+      if (elements !== undefined && elements[i + 1] === element && this.#completed(events, i, batch, element, owners)) i += COMPLETED_RUN_EVENTS - 1;
+      else this.#apply(events[i] as RunEvent, batch, element, owners);
+    }
     return true;
+  }
+
+  /**
+   * A small run that arrived whole, from `events[i]` on: applied in one
+   * step (see RunStore.appendCompleted) when nobody watches (nothing to
+   * tell the viewers of it) and no connection owns its id; false when it
+   * must go event by event.
+   */
+  #completed(events: readonly RunEvent[], i: number, batch: BatchText | undefined, element: number, owners: Map<string, ReporterConnection>): boolean {
+    const event = events[i] as RunEvent;
+    if (event.type !== 'run.started' || this.#ctx.feed.size > 0 || owners.has(event.runId)) return false;
+    return this.#ctx.store.appendCompleted(events, i, batch, element);
   }
 
   /**

@@ -25,6 +25,12 @@ export class ObservedRunStore extends RunStore {
     return state;
   }
 
+  /** As {@link RunStore.appendCompleted}; false (applied event by event, each told) while somebody is told of every event. */
+  override appendCompleted(events: readonly RunEvent[], from: number, batch: BatchText | undefined, index: number): boolean {
+    if (this.observer !== undefined && !this.muted) return false;
+    return super.appendCompleted(events, from, batch, index);
+  }
+
   override abandon(runId: string, t: number): RunState | undefined {
     const state = super.abandon(runId, t);
     if (state !== undefined && !this.muted) this.observer?.abandoned(state);

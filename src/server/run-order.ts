@@ -9,9 +9,15 @@
  *
  * @module
  */
+import type { RunSummary } from '../protocol/run-model.js';
 import type { RunState } from '../protocol/run-state.js';
 
-function byStart(a: RunState, b: RunState): number {
+/** What the order keeps of a run: its summary (a `RunState`, or a run kept as its summary until it is opened). */
+export interface OrderedRun {
+  readonly summary: RunSummary;
+}
+
+function byStart(a: OrderedRun, b: OrderedRun): number {
   const x = a.summary.startedAt;
   const y = b.summary.startedAt;
   return x < y ? -1 : x > y ? 1 : 0;
@@ -43,9 +49,9 @@ export const RETENTION_KINDS: readonly RetentionKind[] = ['adapter', 'session'];
  * the front: moving every run behind it, for every run recorded, cost more
  * than the rest of retention), and the holes go when they are half of it.
  */
-export class RunOrder {
+export class RunOrder<T extends OrderedRun = RunState> {
   /** Oldest first; undefined where a run was removed. */
-  #runs: Array<RunState | undefined> = [];
+  #runs: Array<T | undefined> = [];
   /** Where the first run is: the holes before it are skipped for good. */
   #head = 0;
   #holes = 0;
@@ -57,14 +63,14 @@ export class RunOrder {
   }
 
   /** Add a run (its start time must not change while it is here). */
-  add(state: RunState): void {
+  add(state: T): void {
     const last = this.#runs[this.#runs.length - 1];
     if (last !== undefined && last.summary.startedAt > state.summary.startedAt) this.#sorted = false;
     this.#runs.push(state);
   }
 
   /** Remove a run. */
-  remove(state: RunState): void {
+  remove(state: T): void {
     const index = this.#runs.indexOf(state, this.#head);
     if (index === -1) return;
     this.#runs[index] = undefined;
@@ -73,15 +79,21 @@ export class RunOrder {
     if (this.#holes >= COMPACT_AT && this.#holes * 2 >= this.#runs.length) this.#compact();
   }
 
+  /** `next` takes the place of `run` (the same run, opened: the same start time). */
+  replace(run: T, next: T): void {
+    const index = this.#runs.indexOf(run, this.#head);
+    if (index !== -1) this.#runs[index] = next;
+  }
+
   /** Remove these runs. */
-  removeAll(states: readonly RunState[]): void {
+  removeAll(states: readonly T[]): void {
     for (const state of states) this.remove(state);
   }
 
   /** Every run, newest first; of runs that started in the same millisecond, the one added later first. */
-  newestFirst(): RunState[] {
+  newestFirst(): T[] {
     const runs = this.#inOrder();
-    const out: RunState[] = [];
+    const out: T[] = [];
     for (let i = runs.length - 1; i >= this.#head; i--) {
       const state = runs[i];
       if (state !== undefined) out.push(state);
@@ -90,8 +102,8 @@ export class RunOrder {
   }
 
   /** Up to `count` finished runs (not `running`) of the retention `kind`, oldest first, `keep` (a run id) aside. */
-  oldestFinished(count: number, keep: string | undefined, kind?: RetentionKind): RunState[] {
-    const found: RunState[] = [];
+  oldestFinished(count: number, keep: string | undefined, kind?: RetentionKind): T[] {
+    const found: T[] = [];
     if (count <= 0) return found;
     const runs = this.#inOrder();
     for (let i = this.#head; i < runs.length; i++) {
@@ -105,11 +117,11 @@ export class RunOrder {
   }
 
   /** The array, sorted (and without holes, when it had to be sorted). */
-  #inOrder(): Array<RunState | undefined> {
+  #inOrder(): Array<T | undefined> {
     if (!this.#sorted) {
       this.#compact();
       // Stable: a tie stays in the order added.
-      (this.#runs as RunState[]).sort(byStart);
+      (this.#runs as T[]).sort(byStart);
       this.#sorted = true;
     }
     return this.#runs;

@@ -8,7 +8,9 @@ import { LogFiles, MAX_OPEN_LOGS } from './log-files.js';
 import { diskErrorLine } from './disk-error.js';
 import { RunState } from '../protocol/run-state.js';
 import { readLogToAppend, RunLoader, runIdOfLogName, type LoadProgress } from './run-loader.js';
-import { RETENTION_KINDS, RunOrder, retentionKind, type RetentionKind } from './run-order.js';
+import { RETENTION_KINDS, retentionKind } from './run-order.js';
+import { COMPLETED_RUN_EVENTS, CompletedRecord, CompletedSummaries, isCompletedRun } from './completed-record.js';
+import { RunTable } from './run-table.js';
 import { SegmentLogs } from './segment-logs.js';
 import type { RunStoreOptions } from './run-store-options.js';
 import { loadSegment, type SegmentLoadTarget } from './segment-load.js';
@@ -35,13 +37,9 @@ export class RunStore {
   readonly maxRuns: number;
   readonly #onRetentionDelete: ((runId: string) => void) | undefined;
   readonly #onRetention: ((deleted: number) => void) | undefined;
-  readonly #runs = new Map<string, RunState>();
-  /** The runs by start time, for the list and for retention. */
-  readonly #order = new RunOrder();
-  /** How many runs of each retention kind are here (see `RetentionKind`): each keeps up to `maxRuns`. */
-  readonly #kindCounts = new Map<RetentionKind, number>();
-  /** The kind each run was counted as (its source is known from its start on). */
-  readonly #kindOf = new WeakMap<RunState, RetentionKind>();
+  /** The runs in memory; a small run that arrived whole is kept as its summary until it is opened (see {@link RunStore.appendCompleted}). */
+  readonly #runs = new RunTable();
+  readonly #summaries = new CompletedSummaries();
   /** The background load, while it runs (see {@link RunStore.loadInBackground}). */
   #loader: RunLoader | undefined;
   readonly #logs: PendingLogs;
@@ -110,7 +108,7 @@ export class RunStore {
     const which = runIds.length === 1 ? `the log of run ${runIds[0]}` : `the logs of ${runIds.length} runs (${runIds.slice(0, 3).join(', ')}${runIds.length > 3 ? ', …' : ''})`;
     this.#warn(`${which} stopped: ${reason}; ${runIds.length === 1 ? 'the run goes' : 'the runs go'} on in memory, but after a restart ${runIds.length === 1 ? 'it ends' : 'they end'} here`);
     for (const runId of runIds) {
-      const state = this.#runs.get(runId);
+      const state = this.#runs.state(runId);
       if (state === undefined) continue;
       state.summary.recordingStopped = reason;
       // A new revision: GET /api/runs/:runId must not serve the copy it cached before.
@@ -121,7 +119,7 @@ export class RunStore {
 
   /** How a segment's runs join this store. */
   #segmentTarget(hasOwnLog: (runId: string) => boolean): SegmentLoadTarget {
-    return { hasOwnLog, inMemory: (runId) => this.#runs.has(runId), add: (state) => this.#add(state), warn: this.#warn };
+    return { hasOwnLog, inMemory: (runId) => this.#runs.has(runId), add: (state) => this.#runs.add(state), warn: this.#warn };
   }
 
   /**
@@ -141,7 +139,7 @@ export class RunStore {
         list: () => listSegments(this.#segments.folder).filter((n) => n < this.#segments.current),
         load: (n, hasOwnLog) => loadSegment(this.#segments, n, this.#segmentTarget(hasOwnLog)),
       },
-      onSlice: onSlice && ((runIds, progress) => onSlice(runIds.flatMap((runId) => this.#runs.get(runId) ?? []), progress)),
+      onSlice: onSlice && ((runIds, progress) => onSlice(runIds.flatMap((runId) => this.#runs.state(runId) ?? []), progress)),
     });
     this.#loader = loader;
     let complete: boolean;
@@ -177,19 +175,19 @@ export class RunStore {
     // again and abandoned it (its reporter is gone with the old server; it may still reclaim it).
     const state = read.state;
     if (state === undefined) return read.skippedLines;
-    this.#add(state);
+    this.#runs.add(state);
     return read.skippedLines;
   }
 
   /** Run summaries, newest first (runs that started in the same millisecond: the one recorded last first; see `RunOrder`). */
   list(): RunSummary[] {
-    return this.#order.newestFirst().map((state) => ({ ...state.summary }));
+    return this.#runs.list();
   }
 
   /** The run, loaded at once if the background load has not come to it yet. */
   get(runId: string): RunState | undefined {
     this.#claim(runId);
-    return this.#runs.get(runId);
+    return this.#runs.state(runId);
   }
 
   /** True if the run is here (loaded at once if the background load has not come to it yet). */
@@ -216,7 +214,7 @@ export class RunStore {
    * (the text it arrived as): it is logged as is instead of stringified again.
    */
   append(event: RunEvent, batch?: BatchText, index = 0): RunState | undefined {
-    let state = this.#runs.get(event.runId);
+    let state = this.#runs.state(event.runId);
     // A reclaim during the background load: the run's log is loaded first, so that it is neither lost nor logged twice.
     if (state === undefined && event.type === 'run.started' && this.#loader !== undefined) state = this.get(event.runId);
     if (state === undefined) {
@@ -224,7 +222,7 @@ export class RunStore {
       state = new RunState(event.runId, event.t);
       // Applied first: its source says which retention kind it counts against.
       if (!state.apply(event)) return undefined;
-      this.#add(state);
+      this.#runs.add(state);
       if (this.#segmentsOn && startsInSegment(retentionKind(state.summary.source))) this.#segments.start(event.runId);
       this.#enforceRetention(event.runId);
     } else if (event.type === 'run.started') {
@@ -240,6 +238,30 @@ export class RunStore {
     return state;
   }
 
+  /**
+   * A small run that arrived whole (`events[from…]`, see
+   * completed-record.ts), applied in one step: logged as the one element
+   * of `batch` it came as, listed, counted against `--max-runs`, and kept
+   * as its summary until somebody opens it. False when it must be applied
+   * event by event instead (the first run of its shape, a run already here
+   * or deleted, a load under way, no text to log it as).
+   */
+  appendCompleted(events: readonly RunEvent[], from: number, batch: BatchText | undefined, index: number): boolean {
+    const start = events[from] as RunEvent;
+    const runId = start.runId;
+    if (batch === undefined || this.#loader !== undefined || this.#runs.has(runId) || this.#deleted.has(runId) || !isCompletedRun(events, from)) return false;
+    const summary = this.#summaries.summaryOf(events, from);
+    if (summary === undefined) return false;
+    const own = from === 0 && events.length === COMPLETED_RUN_EVENTS ? events : events.slice(from, from + COMPLETED_RUN_EVENTS);
+    this.#runs.add(new CompletedRecord(summary, own));
+    if (this.#segmentsOn && startsInSegment(retentionKind(summary.source))) this.#segments.start(runId);
+    this.#enforceRetention(runId);
+    this.#log(start, batch, index);
+    if (!this.#segments.holds(runId)) void this.#logs.close(runId);
+    this.#trimSoon();
+    return true;
+  }
+
   /** Log the event: in its segment if the run is in one, in its own log if not. */
   #log(event: RunEvent, batch: BatchText | undefined, index: number): void {
     const segments = this.#segments;
@@ -253,8 +275,9 @@ export class RunStore {
 
   /** Mark a run as ended in error (its reporter vanished), in memory and on disk. */
   abandon(runId: string, t: number): RunState | undefined {
-    const state = this.#runs.get(runId);
-    if (state === undefined || state.summary.status !== 'running') return undefined;
+    // (A run kept as its summary has ended: never running.)
+    const state = this.#runs.stored(runId);
+    if (state === undefined || state.summary.status !== 'running' || state instanceof CompletedRecord) return undefined;
     const event: RunEvent = { type: 'run.finished', runId, seq: 0, t, status: 'error' };
     state.apply(event);
     this.#log(event, undefined, 0);
@@ -272,32 +295,16 @@ export class RunStore {
    */
   delete(runId: string, stayDeleted = false): boolean {
     this.#claim(runId);
-    const state = this.#runs.get(runId);
+    const state = this.#runs.stored(runId);
     if (state === undefined) return false;
-    this.#order.remove(state);
-    this.#uncount(state);
+    this.#runs.unlist(state);
     this.#forget(runId, stayDeleted);
     return true;
   }
 
-  /** A run joins the store: in the map, the order and its kind's count. */
-  #add(state: RunState): void {
-    this.#runs.set(state.summary.runId, state);
-    this.#order.add(state);
-    const kind = retentionKind(state.summary.source);
-    this.#kindOf.set(state, kind);
-    this.#kindCounts.set(kind, (this.#kindCounts.get(kind) ?? 0) + 1);
-  }
-
-  /** A run leaves its kind's count. */
-  #uncount(state: RunState): void {
-    const kind = this.#kindOf.get(state);
-    if (kind !== undefined) this.#kindCounts.set(kind, (this.#kindCounts.get(kind) ?? 1) - 1);
-  }
-
   /** Remove a run (already out of the order) from memory and disk; `trimmed` by retention. */
   #forget(runId: string, stayDeleted: boolean, trimmed = false): void {
-    this.#runs.delete(runId);
+    this.#runs.forget(runId);
     if (stayDeleted) {
       this.#deleted.add(runId);
       if (this.#deleted.size > MAX_DELETED) this.#deleted.delete(this.#deleted.values().next().value as string);
@@ -371,13 +378,8 @@ export class RunStore {
     if (this.#runs.size <= this.maxRuns || this.#loader !== undefined) return;
     let deleted = 0;
     for (const kind of RETENTION_KINDS) {
-      const excess = (this.#kindCounts.get(kind) ?? 0) - this.maxRuns;
-      if (excess <= 0) continue;
-      const oldest = this.#order.oldestFinished(excess, keep, kind);
-      // Out of the order all at once: one at a time would cost a pass over it per run.
-      this.#order.removeAll(oldest);
+      const oldest = this.#runs.takeOldest(kind, this.maxRuns, keep);
       for (const state of oldest) {
-        this.#uncount(state);
         this.#forget(state.summary.runId, false, true);
         this.#onRetentionDelete?.(state.summary.runId);
       }
