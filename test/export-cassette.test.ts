@@ -4,15 +4,14 @@
 // mcp-recorder's own cassette is, and replayed by graphmind replay to a fresh SDK client with the
 // same answers (the round trip). The export route names the format; a redacted cassette too.
 import t from 'tap';
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CLI, FIXTURES, hasPython, PROXY_FIXTURES } from './helpers/cli.js';
 import { freePort, kill, serveOnPort, tempDir, type ServeOnPort } from './helpers/graph.js';
 import { api } from './helpers/serve.js';
-import { cleanEnv, record, replayClient } from './helpers/replay.js';
+import { record, replayClient, runGraphmind } from './helpers/replay.js';
 
 const REPLAY_FIXTURES = `${FIXTURES}replay/`;
 let serve: ServeOnPort;
@@ -35,13 +34,7 @@ async function surface(client: Pick<Client, 'listTools' | 'callTool' | 'readReso
 }
 
 async function exportCassette(runId: string, extra: readonly string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'export', runId, '--format', 'cassette', '--port', String(serve.port), '--data-dir', serve.dataDir, ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: cleanEnv() });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
+  return runGraphmind(['export', runId, '--format', 'cassette', '--port', String(serve.port), '--data-dir', serve.dataDir, ...extra]);
 }
 
 interface Interaction {

@@ -5,8 +5,6 @@
 // output, and the redacted run log replayed: a redacted value in a recorded request matches
 // anything.
 import t from 'tap';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +12,7 @@ import type { RunEvent } from '../src/protocol/ingest.js';
 import { EventRedactor, parseRedactions, REDACTED } from '../src/export/redact.js';
 import { CLI, PROXY_FIXTURES } from './helpers/cli.js';
 import { freePort, serveOnPort, tempDir, type ServeOnPort } from './helpers/graph.js';
-import { callEvents, cleanEnv, INITIALIZE, record, replayOnce, runLog } from './helpers/replay.js';
+import { callEvents, INITIALIZE, record, replayOnce, runGraphmind, runLog } from './helpers/replay.js';
 
 const tool = { nodeId: 'tool:login', kind: 'tool', parent: 'mcp:session', label: 'login' } as const;
 const base = { runId: 'run_r', seq: 1, t: 1 };
@@ -74,13 +72,7 @@ t.test('the rule: which values become [redacted] (playbook)', async (t) => {
 
 /** Run the CLI; its exit code and output. */
 async function cli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: cleanEnv() });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
+  return runGraphmind([...args]);
 }
 
 t.test('a recorded session exported with --redact in every format, from the debugger and from the data directory', async (t) => {

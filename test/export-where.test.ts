@@ -4,24 +4,16 @@
 // alone, with only the matching calls (and their session) in the output; the JSONL written is a
 // run log graphmind import loads; a bad expression is one line, exit 2, nothing written.
 import t from 'tap';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, PROXY_FIXTURES } from './helpers/cli.js';
 import { freePort, serveOnPort, tempDir, type ServeOnPort } from './helpers/graph.js';
-import { cleanEnv, record } from './helpers/replay.js';
+import { record, runGraphmind } from './helpers/replay.js';
 import { api } from './helpers/serve.js';
 
 /** Run the CLI; its exit code and output. */
 async function cli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: cleanEnv() });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
+  return runGraphmind([...args]);
 }
 
 type Event = { type: string; instanceId?: string; node?: { nodeId: string } };
@@ -37,7 +29,13 @@ function eventsOf(jsonl: string): Event[] {
 /** The nodes of the calls a JSONL export started (in order), and the ids of every instance its events touch. */
 function jsonlCalls(jsonl: string): { nodes: string[]; touched: Set<string> } {
   const events = eventsOf(jsonl);
-  const nodes = events.filter((event) => (event.type === 'instance.started' || event.type === 'instance.completed') && event.node !== undefined).map((event) => event.node?.nodeId as string);
+  // A run of calls to one node the recorder had answered together is one `instances.completed` event: a node per call.
+  const nodes = events.flatMap((event) => {
+    if (event.node === undefined) return [];
+    if (event.type === 'instance.started' || event.type === 'instance.completed') return [event.node.nodeId];
+    const calls = (event as { calls?: unknown[] }).calls;
+    return event.type === 'instances.completed' && Array.isArray(calls) ? calls.map(() => event.node?.nodeId as string) : [];
+  });
   return { nodes, touched: new Set(events.flatMap((event) => (event.instanceId === undefined ? [] : [event.instanceId]))) };
 }
 

@@ -4,15 +4,13 @@
 // then verified against that server: the sampling request answered from the recording (a POST of
 // its own, in the session, with the agreed protocol version), the session ended with a DELETE.
 import t from 'tap';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, startFixture, startHttpProxy, type ServerKind } from './fixtures/http/harness.js';
-import { CLI, NO_DEBUGGER_PORT } from './helpers/cli.js';
+import { NO_DEBUGGER_PORT } from './helpers/cli.js';
 import type { ServeProcess } from './helpers/serve.js';
 import { freePort, listRuns, serveOnPort, tempDir, type ServeOnPort } from './helpers/graph.js';
-import { cleanEnv } from './helpers/replay.js';
+import { runGraphmind } from './helpers/replay.js';
 import { waitForAsync } from './helpers/gates.js';
 
 let serve: ServeOnPort;
@@ -22,13 +20,7 @@ t.before(async () => {
 t.teardown(() => serve.stop());
 
 async function verify(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'verify', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
+  return runGraphmind(['verify', ...args]);
 }
 
 async function recordOverHttp(t: Parameters<typeof startFixture>[0], sdk: '1' | '2', upstream: string): Promise<string> {

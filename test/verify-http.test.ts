@@ -6,17 +6,16 @@
 // running, the verify session is recorded there as a run of source graphmind-verify.
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { copyFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { Run, RunSummary } from '../src/protocol/run-model.js';
 import { connect, startHttpProxy } from './fixtures/http/harness.js';
-import { CLI, FIXTURES, NO_DEBUGGER_PORT, waitFor } from './helpers/cli.js';
+import { FIXTURES, NO_DEBUGGER_PORT, waitFor } from './helpers/cli.js';
 import { waitForAsync, type Teardown } from './helpers/gates.js';
 import type { ServeProcess } from './helpers/serve.js';
 import { freePort, getRun, listRuns, serveOnPort, tempDir, type ServeOnPort } from './helpers/graph.js';
-import { cleanEnv } from './helpers/replay.js';
+import { cleanEnv, runGraphmind } from './helpers/replay.js';
 
 const HTTP_SERVER = `${FIXTURES}verify/http-server.mjs`;
 let serve: ServeOnPort;
@@ -40,13 +39,7 @@ async function startServer(t: Teardown, sdk: '1' | '2', env: Record<string, stri
 
 /** Run `graphmind verify <args>`; its exit code and output. */
 async function verify(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'verify', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
+  return runGraphmind(['verify', ...args], env);
 }
 
 /** Poll the debugger's runs until one passes `found`. */

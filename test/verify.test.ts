@@ -5,13 +5,11 @@
 // answer as the expected one, the four reporters, stdout noise, a server that cannot start and a
 // server that never answers.
 import t from 'tap';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, FIXTURES } from './helpers/cli.js';
+import { FIXTURES } from './helpers/cli.js';
 import { freePort, serveOnPort, tempDir, type ServeOnPort } from './helpers/graph.js';
-import { cleanEnv, record } from './helpers/replay.js';
+import { record, runGraphmind } from './helpers/replay.js';
 
 const SERVER = `${FIXTURES}verify/server.mjs`;
 let serve: ServeOnPort;
@@ -20,13 +18,7 @@ let runId: string;
 
 /** Run `graphmind verify <args> -- node server.mjs` with `env` for the server; its exit code and output. */
 async function verify(args: readonly string[], env: Record<string, string> = {}, server: readonly string[] = [process.execPath, SERVER]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'verify', ...args, '--', ...server], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
+  return runGraphmind(['verify', ...args, '--', ...server], env);
 }
 
 t.before(async () => {

@@ -1,11 +1,9 @@
 // Helpers for the graphmind check tests: run the built CLI, read its JSON report, and check
 // JUnit XML for well-formedness and SARIF against the SARIF 2.1.0 schema with ajv.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { CLI, FIXTURES, NO_DEBUGGER } from './cli.js';
-import { cleanEnv } from './replay.js';
+import { runGraphmind } from './replay.js';
 
 /** The check fixtures. */
 export const CHECK_FIXTURES = `${FIXTURES}check/`;
@@ -22,14 +20,7 @@ export interface CheckRun {
 /** Run `graphmind check <args> -- <server>` (no debugger unless `args` name a port). */
 export async function check(args: readonly string[], server: readonly string[] = [], env: Record<string, string> = {}): Promise<CheckRun> {
   const port = args.includes('--port') ? [] : NO_DEBUGGER;
-  const all = [CLI, 'check', ...port, ...args, ...(server.length > 0 ? ['--', ...server] : [])];
-  const child = spawn(process.execPath, all, { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
+  return runGraphmind(['check', ...port, ...args, ...(server.length > 0 ? ['--', ...server] : [])], env);
 }
 
 /** One finding of the JSON report. */

@@ -16,6 +16,24 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   return { ...env, ...extra };
 }
 
+/** What a finished `graphmind` command gave: its exit code and its output. */
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `graphmind <args>` with stdin closed and no GRAPHMIND_* of the developer's (plus `env`); its exit code and output. */
+export async function runGraphmind(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
 /** Record one session of `server` driven by `drive`; the run's id once it ended, and what `drive` returned. */
 export async function record<T>(
   serve: ServeOnPort,

@@ -1,11 +1,9 @@
 // Helpers for the surface CLI tests: run `graphmind surface`, write a fixture server's surface.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { CLI, FIXTURES } from './cli.js';
-import { cleanEnv } from './replay.js';
+import { runGraphmind } from './replay.js';
 import { parseSurfaceFile, type Surface } from '../../src/surface/index.js';
 
 /** The fixture server (test/fixtures/surface/server.mjs: --sdk 1|2, SURFACE_CHANGE). */
@@ -13,13 +11,7 @@ export const SURFACE_SERVER = `${FIXTURES}surface/server.mjs`;
 
 /** Run `graphmind surface <args>`; its exit code and output. */
 export async function surface(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'surface', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
+  return runGraphmind(['surface', ...args], env);
 }
 
 function escaped(text: string): string {
